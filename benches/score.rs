@@ -1,0 +1,48 @@
+//! Throughput of `score` on the training corpus: read and parse every document
+//! once, compute every signal vector, apply the model, on all cores.
+//!
+//! `cargo bench --bench score` (optionally `-- PAIRS.csv ...`). Prints pairs/s for
+//! the whole path and for its two stages.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use twinpage::batch::{self, Batch};
+use twinpage::model::Model;
+
+fn main() {
+    let args: Vec<PathBuf> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .map(PathBuf::from)
+        .collect();
+    let files = if args.is_empty() {
+        vec![
+            PathBuf::from("training-data/web/train.csv"),
+            PathBuf::from("training-data/web/test.csv"),
+        ]
+    } else {
+        args
+    };
+    let model = Model::load("models/default.json".as_ref()).expect("models/default.json loads");
+    let threads = rayon::current_num_threads();
+    for round in 1..=3 {
+        let start = Instant::now();
+        let batch = Batch::load(&files).expect("pair files load");
+        let loaded = start.elapsed();
+        let outcomes = batch::score(&batch, &model);
+        let total = start.elapsed();
+        let pairs = outcomes.iter().filter(|o| o.is_some()).count();
+        let bytes: usize = batch.documents.total_bytes();
+        println!(
+            "round {round}: {pairs} pairs, {} documents ({:.1} MB), {threads} threads: \
+             {:.0} pairs/s overall ({:.2} s: documents {:.2} s, signals+model {:.2} s)",
+            batch.documents.len(),
+            bytes as f64 / 1e6,
+            pairs as f64 / total.as_secs_f64(),
+            total.as_secs_f64(),
+            loaded.as_secs_f64(),
+            (total - loaded).as_secs_f64(),
+        );
+    }
+}

@@ -1,0 +1,55 @@
+//! `twinpage idf`: rebuild the idf table shipped in the binary.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+
+use crate::document::{decode, Document, IdfTable};
+use crate::output::write_atomically;
+
+/// Build the tf-idf document-frequency table from folders of pages (maintainers' tool).
+#[derive(clap::Args)]
+#[command(hide = true)]
+pub struct Args {
+    /// Folders searched recursively for .html / .html.gz pages.
+    #[arg(long, value_name = "DIR", required = true)]
+    pages: Vec<PathBuf>,
+    /// Where to write the table (src/document/idf.tsv to ship it).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let mut files = Vec::new();
+    for dir in &args.pages {
+        collect_pages(dir, &mut files)?;
+    }
+    files.sort();
+    let texts: Vec<String> = files
+        .par_iter()
+        .filter_map(|p| decode::read_body(p).ok())
+        .map(|body| Document::from_body(&body, &IdfTable::default()).visible_text)
+        .collect();
+    let table = IdfTable::build_tsv(texts.iter().map(String::as_str));
+    write_atomically(&args.out, |w| Ok(w.write_all(table.as_bytes())?))?;
+    eprintln!(
+        "idf table from {} pages written to {}",
+        texts.len(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+fn collect_pages(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let path = entry?.path();
+        let name = path.to_string_lossy();
+        if path.is_dir() {
+            collect_pages(&path, out)?;
+        } else if name.ends_with(".html") || name.ends_with(".html.gz") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

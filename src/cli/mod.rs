@@ -1,0 +1,139 @@
+//! Commands: parse arguments, call the library, print.
+//!
+//! Exit codes scripts can trust: 0 success, 1 a run that failed (bad input, a
+//! missing document, a model that does not fit), 2 a usage error (clap's).
+
+mod evaluate;
+mod explain;
+mod idf;
+mod score;
+mod signals;
+mod train;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+use crate::batch::Skipped;
+use crate::model::Model;
+use crate::output::write_atomically;
+
+#[derive(Parser)]
+#[command(
+    name = "twinpage",
+    version,
+    about = "Decide whether two web documents are duplicates",
+    long_about = "Decide whether two web documents are duplicates: the same core content behind \
+                  different navigation, ads, titles, URLs or formats.\n\n\
+                  Pair files are CSV with columns url_a,url_b,html_a,html_b and optional \
+                  query, label, rendered_a, rendered_b, clicks_a/b, inlinks_a/b, spam_a/b; \
+                  other columns pass through. See README.md."
+)]
+struct Cli {
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true, value_name = "N")]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Train(train::Args),
+    Score(score::Args),
+    Signals(signals::Args),
+    Evaluate(evaluate::Args),
+    Explain(explain::Args),
+    Idf(idf::Args),
+}
+
+/// Runs the command line and maps the result to an exit code.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        // Only fails if a pool already exists, which cannot happen this early.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    let result = match cli.command {
+        Command::Train(a) => train::run(a),
+        Command::Score(a) => score::run(a),
+        Command::Signals(a) => signals::run(a),
+        Command::Evaluate(a) => evaluate::run(a),
+        Command::Explain(a) => explain::run(a),
+        Command::Idf(a) => idf::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("twinpage: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The shipped model, used when no `--model` is given.
+pub const DEFAULT_MODEL: &str = "models/default.json";
+
+/// `--model`, or `models/default.json` in the current folder, or the copy of it
+/// built into this binary (so the tool works from any folder).
+fn load_model(path: Option<&Path>) -> Result<Model> {
+    if let Some(p) = path {
+        return Model::load(p);
+    }
+    let local = Path::new(DEFAULT_MODEL);
+    if local.exists() {
+        return Model::load(local);
+    }
+    let model: Model = serde_json::from_str(include_str!("../../models/default.json"))
+        .context("the built-in model is not readable")?;
+    model
+        .check_signals(&crate::signals::names())
+        .context("the built-in model does not match this build; retrain it")?;
+    Ok(model)
+}
+
+/// Where a command writes its table: a file (atomically) or `-` for stdout.
+fn write_output(out: &str, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    if out == "-" {
+        let stdout = std::io::stdout();
+        let mut lock = stdout.lock();
+        write(&mut lock)?;
+        lock.flush()?;
+        Ok(())
+    } else {
+        write_atomically(Path::new(out), write)
+    }
+}
+
+/// Lists skipped rows in a side file beside the output (or `skipped.csv` when the
+/// output is stdout) and says so on stderr.
+fn write_skipped(out: &str, skipped: &[Skipped]) -> Result<()> {
+    if skipped.is_empty() {
+        return Ok(());
+    }
+    let path = if out == "-" {
+        PathBuf::from("skipped.csv")
+    } else {
+        PathBuf::from(format!("{out}.skipped.csv"))
+    };
+    write_atomically(&path, |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        csv.write_record(["row", "reason"])?;
+        for s in skipped {
+            csv.write_record([&s.location, &s.reason])?;
+        }
+        csv.flush()?;
+        Ok(())
+    })?;
+    eprintln!(
+        "twinpage: skipped {} row(s) with unreadable documents; listed in {}",
+        skipped.len(),
+        path.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,50 @@
+//! `twinpage score`: decide every pair of a pair file.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::batch::{self, Batch};
+
+/// Score pairs: the input columns plus p_duplicate, confidence, decision, decided_by.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Pair file (CSV).
+    #[arg(long, value_name = "F.csv")]
+    pairs: PathBuf,
+    /// Model file [default: models/default.json, else the built-in copy].
+    #[arg(long, value_name = "M.json")]
+    model: Option<PathBuf>,
+    /// Output CSV, or - for stdout.
+    #[arg(long, value_name = "F.csv", default_value = "-")]
+    out: String,
+    /// Skip rows whose documents cannot be read (listed in OUT.skipped.csv).
+    #[arg(long)]
+    skip_bad: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let model = super::load_model(args.model.as_deref())?;
+    let batch = Batch::load(std::slice::from_ref(&args.pairs))?;
+    let skipped = batch.unreadable(args.skip_bad)?;
+    let outcomes = batch::score(&batch, &model);
+    let file = &batch.files[0];
+    super::write_output(&args.out, |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        let extra = ["p_duplicate", "confidence", "decision", "decided_by"];
+        csv.write_record(file.headers.iter().map(String::as_str).chain(extra))?;
+        for (pair, outcome) in file.pairs.iter().zip(&outcomes) {
+            let Some(o) = outcome else { continue };
+            let values = [
+                format!("{:.4}", o.p_duplicate),
+                format!("{:.4}", o.confidence()),
+                o.decision.as_str().to_string(),
+                o.decided_by.to_string(),
+            ];
+            csv.write_record(pair.fields.iter().chain(&values))?;
+        }
+        csv.flush()?;
+        Ok(())
+    })?;
+    super::write_skipped(&args.out, &skipped)
+}

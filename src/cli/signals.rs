@@ -1,0 +1,50 @@
+//! `twinpage signals`: the signal vectors, one named column each.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::batch::{self, Batch};
+
+/// Write the signal vector of every pair: the input columns plus one column per signal.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Pair file (CSV).
+    #[arg(long, value_name = "F.csv")]
+    pairs: PathBuf,
+    /// Output CSV, or - for stdout.
+    #[arg(long, value_name = "S.csv", default_value = "-")]
+    out: String,
+    /// Skip rows whose documents cannot be read (listed in OUT.skipped.csv).
+    #[arg(long)]
+    skip_bad: bool,
+    /// Print the signal names and their meaning instead, in vector order.
+    #[arg(long, conflicts_with = "skip_bad")]
+    list: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if args.list {
+        for (i, (name, meaning)) in crate::signals::described().iter().enumerate() {
+            println!("{i:>3}  {name:<45} {meaning}");
+        }
+        return Ok(());
+    }
+    let batch = Batch::load(std::slice::from_ref(&args.pairs))?;
+    let skipped = batch.unreadable(args.skip_bad)?;
+    let vectors = batch::vectors(&batch);
+    let file = &batch.files[0];
+    let names = crate::signals::names();
+    super::write_output(&args.out, |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        csv.write_record(file.headers.iter().chain(&names))?;
+        for (pair, vector) in file.pairs.iter().zip(&vectors) {
+            let Some(v) = vector else { continue };
+            let values: Vec<String> = v.iter().map(|x| format!("{x:.6}")).collect();
+            csv.write_record(pair.fields.iter().chain(&values))?;
+        }
+        csv.flush()?;
+        Ok(())
+    })?;
+    super::write_skipped(&args.out, &skipped)
+}

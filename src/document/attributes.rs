@@ -1,0 +1,304 @@
+//! The attributes of one body (Table 1 of the seed patent), computed once per
+//! document per run from a single parse.
+//!
+//! The HTML is parsed once into a DOM. Title, links and images are read from it;
+//! hidden elements, scripts and styles are measured and removed to leave the visible
+//! text; then the same DOM is handed to the readability extractor for the core
+//! content (it mutates the DOM, so it goes last).
+
+use dom_query::Document as Dom;
+use dom_smoothie::{Config, Readability, TextMode};
+
+use super::decode::DecodedBody;
+use super::idf::IdfTable;
+use super::text::{self, fnv1a};
+
+/// How many top tf-idf terms a body keeps for the cosine test (the seed's 100).
+pub const TOP_TERMS: usize = 100;
+
+/// DOMs larger or deeper than this skip the extractor and use the visible text as
+/// core content: its scoring walks ancestors and descendants of every candidate, so
+/// a hostile page of 20 000 nested `<div>`s would take minutes.
+const MAX_ELEMENTS_FOR_EXTRACTION: usize = 40_000;
+const MAX_DEPTH_FOR_EXTRACTION: usize = 256;
+
+/// Core content shorter than this share of the visible text, on a page with some
+/// text, is taken as an extraction failure.
+const MIN_CORE_SHARE: f64 = 0.02;
+
+/// Everything the tests need to know about one body.
+#[derive(Debug, Clone, Default)]
+pub struct Document {
+    /// Length of the raw body in bytes.
+    pub body_len: usize,
+    /// Hash of the raw body (identical-bodies screening).
+    pub body_hash: [u8; 32],
+    /// Hash of the whitespace-normalised visible text.
+    pub text_hash: u64,
+    pub truncated: bool,
+    pub binary: bool,
+    /// `<title>`, whitespace-normalised.
+    pub title: String,
+    /// Text a reader sees (scripts, styles and hidden elements removed).
+    pub visible_text: String,
+    /// Core content: the visible text minus navigation, ads and other boilerplate.
+    pub core_text: String,
+    /// Word ids of the visible text and of the core content.
+    pub visible_words: Vec<u32>,
+    pub core_words: Vec<u32>,
+    /// The distinct words of the visible text (as u64 for the Jaccard test), sorted.
+    pub visible_vocabulary: Vec<u64>,
+    /// Word shingles of the core content and of the visible text.
+    pub core_shingles: Vec<u64>,
+    pub visible_shingles: Vec<u64>,
+    /// Top tf-idf terms of the core content, sorted by word id.
+    pub top_terms: Vec<(u32, f32)>,
+    /// Charikar fingerprints of the core content and of the visible text.
+    pub core_simhash: u64,
+    pub visible_simhash: u64,
+    /// Numbers in the core content (key facts).
+    pub core_numbers: Vec<u64>,
+    /// Number of `<a href>` links, and the registered domains of absolute ones.
+    pub link_count: usize,
+    pub link_domains: Vec<u64>,
+    /// Number of `<img>` elements.
+    pub image_count: usize,
+    /// Deflate length of the core content (the compressed-length attribute).
+    pub core_compressed_len: usize,
+    /// c(AA) of the core content for the compression distance, filled on first use
+    /// (it costs a compression, and only pairs that reach that test need it).
+    pub core_self_compressed: std::sync::OnceLock<usize>,
+    /// ISO 639-3 code of the language of the core content, if detectable.
+    pub language: Option<&'static str>,
+    /// Spam indicators.
+    pub spam: SpamIndicators,
+}
+
+/// Signs of a page written for engines rather than readers.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SpamIndicators {
+    /// Share of the words of the visible text taken by its most frequent word of
+    /// four or more letters: keyword stuffing pushes it up.
+    pub top_word_share: f64,
+    /// Share of the page's text that sits in hidden elements.
+    pub hidden_text_share: f64,
+}
+
+impl Document {
+    /// Computes all attributes of a decoded body.
+    pub fn from_body(body: &DecodedBody, idf: &IdfTable) -> Document {
+        let dom = Dom::from(body.text.as_str());
+        let title = text::normalise_space(&dom.select("title").text());
+        let (link_count, link_domains) = links(&dom);
+        let image_count = dom.select("img").length();
+        let hidden_chars = remove_hidden(&dom);
+        let visible_text = visible_text(&dom);
+        let core_text = core_text(dom, &visible_text);
+        let visible_chars = visible_text.chars().count();
+
+        let visible_words = text::word_ids(&visible_text);
+        let core_words = text::word_ids(&core_text);
+        let spam = SpamIndicators {
+            top_word_share: top_word_share(&visible_text),
+            hidden_text_share: share(hidden_chars, hidden_chars + visible_chars),
+        };
+        Document {
+            body_len: body.raw_len,
+            body_hash: body.raw_hash,
+            text_hash: fnv1a(text::normalise_space(&visible_text).as_bytes()),
+            truncated: body.truncated,
+            binary: body.binary,
+            visible_vocabulary: text::vocabulary(&visible_words),
+            core_shingles: text::shingles(&core_words),
+            visible_shingles: text::shingles(&visible_words),
+            top_terms: idf.top_terms(&core_words, TOP_TERMS),
+            core_simhash: text::simhash(&core_words),
+            visible_simhash: text::simhash(&visible_words),
+            core_numbers: text::number_set(&core_text),
+            core_compressed_len: deflate_len(core_text.as_bytes()),
+            core_self_compressed: std::sync::OnceLock::new(),
+            language: language(&core_text),
+            link_count,
+            link_domains,
+            image_count,
+            spam,
+            title,
+            visible_words,
+            core_words,
+            visible_text,
+            core_text,
+        }
+    }
+}
+
+fn share(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+fn links(dom: &Dom) -> (usize, Vec<u64>) {
+    let anchors = dom.select("a[href]");
+    let mut domains: Vec<u64> = anchors
+        .iter()
+        .filter_map(|a| a.attr("href"))
+        .filter_map(|href| url::Url::parse(href.trim()).ok())
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .filter_map(|u| u.host_str().map(str::to_ascii_lowercase))
+        .map(|host| fnv1a(psl::domain_str(&host).unwrap_or(&host).as_bytes()))
+        .collect();
+    domains.sort_unstable();
+    domains.dedup();
+    (anchors.length(), domains)
+}
+
+/// Removes what a reader never sees and returns how many characters of text it held
+/// (the hidden-text spam indicator counts only hidden *elements*, not scripts).
+fn remove_hidden(dom: &Dom) -> usize {
+    let hidden = dom.select(
+        "[hidden], [aria-hidden=true], [style*='display:none'], [style*='display: none'], \
+         [style*='visibility:hidden'], [style*='visibility: hidden']",
+    );
+    let hidden_chars = hidden.text().chars().filter(|c| !c.is_whitespace()).count();
+    hidden.remove();
+    dom.select("script, style, noscript, template, svg, head, iframe, object")
+        .remove();
+    hidden_chars
+}
+
+fn visible_text(dom: &Dom) -> String {
+    let body = dom.select("body");
+    let text = if body.exists() {
+        body.formatted_text()
+    } else {
+        dom.formatted_text()
+    };
+    text.to_string()
+}
+
+/// Core content by the readability extractor, or the visible text when extraction
+/// fails or finds next to nothing (short pages such as product records).
+fn core_text(dom: Dom, visible: &str) -> String {
+    if visible.trim().is_empty() {
+        return String::new();
+    }
+    if !fits_extractor(&dom) {
+        return visible.to_string();
+    }
+    let config = Config {
+        max_elements_to_parse: MAX_ELEMENTS_FOR_EXTRACTION,
+        text_mode: TextMode::Formatted,
+        disable_json_ld: true,
+        ..Config::default()
+    };
+    let extracted = Readability::with_document(dom, None, Some(config))
+        .ok()
+        .and_then(|mut r| r.parse().ok())
+        .map(|article| article.text_content.to_string())
+        .unwrap_or_default();
+    if (extracted.len() as f64) < MIN_CORE_SHARE * visible.len() as f64
+        || extracted.trim().is_empty()
+    {
+        visible.to_string()
+    } else {
+        extracted
+    }
+}
+
+/// True when the DOM is small and shallow enough for the extractor.
+fn fits_extractor(dom: &Dom) -> bool {
+    let mut stack = vec![(dom.root(), 0usize)];
+    let mut elements = 0usize;
+    while let Some((node, depth)) = stack.pop() {
+        if depth > MAX_DEPTH_FOR_EXTRACTION || elements > MAX_ELEMENTS_FOR_EXTRACTION {
+            return false;
+        }
+        elements += usize::from(node.is_element());
+        let mut child = node.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            stack.push((c, depth + 1));
+        }
+    }
+    true
+}
+
+fn top_word_share(visible: &str) -> f64 {
+    let mut total = 0usize;
+    let ids: Vec<u32> = text::words(visible)
+        .inspect(|_| total += 1)
+        .filter(|w| w.chars().count() >= 4)
+        .map(|w| text::word_id(&w))
+        .collect();
+    let top = text::frequencies(&ids)
+        .iter()
+        .map(|&(_, c)| c as usize)
+        .max()
+        .unwrap_or(0);
+    share(top, total)
+}
+
+fn deflate_len(bytes: &[u8]) -> usize {
+    use flate2::{Compress, Compression, FlushCompress};
+    let mut compress = Compress::new(Compression::default(), false);
+    let mut out = vec![0u8; bytes.len() + bytes.len() / 1000 + 64];
+    match compress.compress(bytes, &mut out, FlushCompress::Finish) {
+        Ok(_) => compress.total_out() as usize,
+        Err(_) => bytes.len(),
+    }
+}
+
+fn language(core: &str) -> Option<&'static str> {
+    let sample: String = core.chars().take(2000).collect();
+    whatlang::detect(&sample).map(|info| info.lang().code())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::decode::decode_bytes;
+
+    fn doc(html: &str) -> Document {
+        let body = decode_bytes(html.as_bytes(), html.len(), false);
+        Document::from_body(&body, IdfTable::shipped())
+    }
+
+    #[test]
+    fn attributes_of_a_small_page() {
+        let d = doc(
+            "<html><head><title> The  Title </title><script>var x = 'no';</script></head>\
+             <body><nav><a href='/home'>Home</a> <a href='https://other.example.org/x'>Out</a></nav>\
+             <p>Hello world, this is the text.</p><img src='a.png'><img src='b.png'>\
+             <div style='display:none'>stuffed stuffed</div></body></html>",
+        );
+        assert_eq!(d.title, "The Title");
+        assert_eq!(d.link_count, 2);
+        assert_eq!(d.link_domains.len(), 1);
+        assert_eq!(d.image_count, 2);
+        assert!(d.visible_text.contains("Hello world"));
+        assert!(!d.visible_text.contains("var x"));
+        assert!(!d.visible_text.contains("stuffed"));
+        // "stuffed stuffed" = 14 visible chars hidden; visible text is longer.
+        assert!(d.spam.hidden_text_share > 0.0 && d.spam.hidden_text_share < 0.5);
+        assert!(!d.core_text.is_empty());
+    }
+
+    #[test]
+    fn keyword_stuffing_raises_top_word_share() {
+        let clean = doc("<p>A short honest page about garden tools and their care.</p>");
+        let stuffed = doc("<p>cheap cheap cheap cheap cheap cheap tools cheap cheap</p>");
+        assert!(stuffed.spam.top_word_share > 0.7);
+        assert!(clean.spam.top_word_share < 0.2);
+    }
+
+    #[test]
+    fn empty_and_binary_bodies_have_empty_attributes() {
+        let d = doc("");
+        assert!(d.visible_text.is_empty() && d.core_words.is_empty());
+        let body = decode_bytes(&[0, 1, 2, 3, 0, 0], 6, false);
+        let d = Document::from_body(&body, IdfTable::shipped());
+        assert!(d.binary && d.core_text.is_empty());
+    }
+}

@@ -1,0 +1,283 @@
+//! From bytes on disk to a Unicode string a parser can take.
+//!
+//! Pages arrive gzip'd or not, in any charset, sometimes binary, sometimes enormous.
+//! Everything here is bounded: a body is cut at [`MAX_BODY_BYTES`] before decoding so
+//! a 50 MB page costs the same as a 4 MB one, and gzip is read through a `take` so a
+//! compression bomb cannot fill memory.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use encoding_rs::Encoding;
+use flate2::read::MultiGzDecoder;
+
+/// Bodies are cut here. Real pages are well below it (the largest in the
+/// training corpus is 1.6 MB); past it, extra bytes only cost time.
+pub const MAX_BODY_BYTES: usize = 4 << 20;
+
+/// A body as read from disk, cut and decoded.
+#[derive(Debug, Clone)]
+pub struct DecodedBody {
+    /// The body as text (lossy where the declared charset was wrong).
+    pub text: String,
+    /// Length of the raw body in bytes, before the cut.
+    pub raw_len: usize,
+    /// Hash of the raw bytes read (after the cut), for the identical-bodies test.
+    pub raw_hash: [u8; 32],
+    /// True when the body was longer than [`MAX_BODY_BYTES`].
+    pub truncated: bool,
+    /// True when the bytes do not look like text at all.
+    pub binary: bool,
+}
+
+/// Reads a document file (`.html` or `.html.gz`), cut to [`MAX_BODY_BYTES`].
+pub fn read_body(path: &Path) -> Result<DecodedBody> {
+    let file =
+        File::open(path).with_context(|| format!("cannot open document {}", path.display()))?;
+    let raw_len_on_disk = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
+    let gzipped = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    let reader: Box<dyn Read> = if gzipped {
+        Box::new(MultiGzDecoder::new(BufReader::new(file)))
+    } else {
+        Box::new(BufReader::new(file))
+    };
+    let mut bytes = Vec::with_capacity(raw_len_on_disk.min(MAX_BODY_BYTES + 1));
+    reader
+        .take(MAX_BODY_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read document {}", path.display()))?;
+    let truncated = bytes.len() > MAX_BODY_BYTES;
+    let raw_len = if truncated {
+        raw_len_on_disk.max(bytes.len())
+    } else {
+        bytes.len()
+    };
+    bytes.truncate(MAX_BODY_BYTES);
+    Ok(decode_bytes(&bytes, raw_len, truncated))
+}
+
+/// Decodes raw bytes: BOM first, then a `<meta charset>` in the first 4 KB, then a
+/// statistical guess. Binary bodies decode to an empty text.
+pub fn decode_bytes(bytes: &[u8], raw_len: usize, truncated: bool) -> DecodedBody {
+    let raw_hash = *blake3::hash(bytes).as_bytes();
+    let binary = looks_binary(bytes);
+    let mut text = if binary {
+        String::new()
+    } else {
+        let encoding = sniff_encoding(bytes);
+        let (text, _, _) = encoding.decode(bytes);
+        text.into_owned()
+    };
+    let nested_too_deep = cut_deep_nesting(&mut text);
+    DecodedBody {
+        text,
+        raw_len,
+        raw_hash,
+        truncated: truncated || nested_too_deep,
+        binary,
+    }
+}
+
+/// Open elements a body may nest before it is cut. The HTML tree builder scans the
+/// stack of open elements at every start tag, so 100 000 nested `<div>`s cost
+/// minutes; browsers cap nesting too (Chromium at 512). Real pages stay far below
+/// this estimate even with unclosed `<p>` and `<li>`.
+pub const MAX_OPEN_ELEMENTS: usize = 4096;
+
+/// Elements that never take a closing tag.
+const VOID_ELEMENTS: [&str; 14] = [
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
+];
+
+/// Cuts `text` where a rough count of open elements first passes
+/// [`MAX_OPEN_ELEMENTS`]; returns whether it did. Script and style contents are
+/// skipped (their `<` are code, not tags).
+fn cut_deep_nesting(text: &mut String) -> bool {
+    let bytes = text.as_bytes();
+    let mut open: usize = 0;
+    let mut i = 0;
+    while let Some(offset) = bytes[i..].iter().position(|&b| b == b'<') {
+        let at = i + offset;
+        let rest = &bytes[at + 1..];
+        let name_len = rest
+            .iter()
+            .position(|b| !b.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        i = at + 1;
+        if rest.first() == Some(&b'/') {
+            open = open.saturating_sub(1);
+        } else if name_len > 0 && rest[0].is_ascii_alphabetic() {
+            let name = String::from_utf8_lossy(&rest[..name_len]).to_ascii_lowercase();
+            if name == "script" || name == "style" {
+                i = find_closing_tag(bytes, i, &name).unwrap_or(bytes.len());
+            } else if !VOID_ELEMENTS.contains(&name.as_str()) {
+                open += 1;
+                if open > MAX_OPEN_ELEMENTS {
+                    text.truncate(at);
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// A body whose first 8 KB hold NUL bytes or mostly control characters is not a page.
+fn looks_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.is_empty() {
+        return false;
+    }
+    // UTF-16 pages carry NULs legitimately; their BOM says so.
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        return false;
+    }
+    let control = head
+        .iter()
+        .filter(|&&b| b == 0 || (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C)))
+        .count();
+    head.contains(&0) || control * 10 > head.len()
+}
+
+fn sniff_encoding(bytes: &[u8]) -> &'static Encoding {
+    if let Some((encoding, _)) = Encoding::for_bom(bytes) {
+        return encoding;
+    }
+    if let Some(encoding) = meta_charset(&bytes[..bytes.len().min(4096)]) {
+        return encoding;
+    }
+    if std::str::from_utf8(bytes).is_ok() {
+        return encoding_rs::UTF_8;
+    }
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+    detector.feed(
+        &bytes[..bytes.len().min(64 * 1024)],
+        bytes.len() <= 64 * 1024,
+    );
+    detector.guess(None, chardetng::Utf8Detection::Allow)
+}
+
+/// Finds `charset=NAME` in the head of the document (covers both
+/// `<meta charset="x">` and `<meta http-equiv content="text/html; charset=x">`).
+fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
+    let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
+    let needle = b"charset=";
+    let mut from = 0;
+    while let Some(pos) = find(&lower[from..], needle) {
+        let start = from + pos + needle.len();
+        let rest = &lower[start..];
+        let rest = rest
+            .strip_prefix(b"\"")
+            .or_else(|| rest.strip_prefix(b"'"))
+            .unwrap_or(rest);
+        let end = rest
+            .iter()
+            .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')))
+            .unwrap_or(rest.len());
+        if let Some(encoding) = Encoding::for_label(&rest[..end]) {
+            // A page that says UTF-16 in ASCII cannot be UTF-16 (WHATWG rule).
+            if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
+                return Some(encoding_rs::UTF_8);
+            }
+            return Some(encoding);
+        }
+        from = start;
+    }
+    None
+}
+
+/// Position of the next `</name` (any case) from `from`.
+fn find_closing_tag(bytes: &[u8], from: usize, name: &str) -> Option<usize> {
+    let mut j = from;
+    while let Some(offset) = find(&bytes[j..], b"</") {
+        let k = j + offset;
+        let tag = &bytes[k + 2..];
+        if tag.len() >= name.len() && tag[..name.len()].eq_ignore_ascii_case(name.as_bytes()) {
+            return Some(k);
+        }
+        j = k + 2;
+    }
+    None
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(bytes: &[u8]) -> DecodedBody {
+        decode_bytes(bytes, bytes.len(), false)
+    }
+
+    #[test]
+    fn utf8_bom_is_stripped() {
+        let body = decode(b"\xEF\xBB\xBF<p>caf\xC3\xA9</p>");
+        assert_eq!(body.text, "<p>café</p>");
+    }
+
+    #[test]
+    fn meta_charset_decides_legacy_encodings() {
+        let body = decode(b"<meta charset=\"windows-1251\"><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>");
+        assert!(body.text.contains("Привет"), "{}", body.text);
+        let body = decode(
+            b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=ISO-8859-1\"><p>caf\xe9</p>",
+        );
+        assert!(body.text.contains("café"));
+    }
+
+    #[test]
+    fn undeclared_legacy_bytes_are_guessed_not_dropped() {
+        let body = decode("<p>Größe und Übermaß, schön für Jürgen</p>".as_bytes());
+        assert!(body.text.contains("Größe"));
+        let latin1: Vec<u8> = "<p>Größe und Übermaß, schön für Jürgen</p>"
+            .chars()
+            .map(|c| c as u32 as u8)
+            .collect();
+        let body = decode(&latin1);
+        assert!(body.text.contains("Größe"), "{}", body.text);
+    }
+
+    #[test]
+    fn binary_bodies_are_flagged_and_empty() {
+        let body = decode(&[0x89, b'P', b'N', b'G', 0, 0, 0, 13, 1, 2, 3]);
+        assert!(body.binary);
+        assert!(body.text.is_empty());
+        assert!(!decode(b"").binary);
+    }
+
+    #[test]
+    fn hostile_nesting_is_cut_but_real_markup_is_not() {
+        let deep = "<div>".repeat(MAX_OPEN_ELEMENTS + 10) + "deep";
+        let body = decode(deep.as_bytes());
+        assert!(body.truncated);
+        assert_eq!(body.text.len(), 5 * MAX_OPEN_ELEMENTS);
+        let flat = "<p>a<br>b</p><script>if (a<b) { x = '<div>'; }</script>".repeat(5000);
+        let body = decode(flat.as_bytes());
+        assert!(!body.truncated);
+        assert_eq!(body.text.len(), flat.len());
+    }
+
+    #[test]
+    fn gzip_files_are_read_and_cut() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("page.html.gz");
+        let mut gz = flate2::write::GzEncoder::new(
+            File::create(&path).unwrap(),
+            flate2::Compression::fast(),
+        );
+        gz.write_all(&vec![b'a'; MAX_BODY_BYTES + 10]).unwrap();
+        gz.finish().unwrap();
+        let body = read_body(&path).unwrap();
+        assert!(body.truncated);
+        assert_eq!(body.text.len(), MAX_BODY_BYTES);
+    }
+}

@@ -1,0 +1,186 @@
+//! Words, shingles and fingerprints of a text.
+//!
+//! Words are lower-cased Unicode words, hashed to `u32` so that the edit distances
+//! compare integers instead of strings (and stay fast on long bodies). Tokens that
+//! look like session ids or other machine noise are dropped here, once, so that no
+//! distance test sees them: the seed keeps ever-changing content away from them.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Number of words in a shingle (an N-word phrase).
+pub const SHINGLE_WORDS: usize = 4;
+
+/// 64-bit FNV-1a: stable across runs and platforms, which the simhash and the
+/// shingles need (a fingerprint stored today must match one computed tomorrow).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// A well-mixed 64-bit value from a word id (splitmix64 finaliser).
+pub fn mix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The id of a (lower-cased) word.
+pub fn word_id(word: &str) -> u32 {
+    fnv1a(word.as_bytes()) as u32
+}
+
+/// Lower-cased words of a text, without machine noise.
+pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.unicode_words()
+        .filter(|w| !is_noise(w))
+        .map(str::to_lowercase)
+}
+
+/// Word ids of a text, in order.
+pub fn word_ids(text: &str) -> Vec<u32> {
+    words(text).map(|w| word_id(&w)).collect()
+}
+
+/// Session ids, hashes and tracking codes: long tokens mixing letters and digits.
+/// Short mixed tokens (model numbers such as `rx100`, `a7iii`) are facts and stay.
+fn is_noise(word: &str) -> bool {
+    let len = word.chars().count();
+    if len < 12 {
+        return false;
+    }
+    let digits = word.chars().filter(char::is_ascii_digit).count();
+    digits > 0 && digits < len
+}
+
+/// Numbers written in the text (prices, model numbers, dates): the key facts that
+/// tell two otherwise identical product or event pages apart. Sorted, deduplicated.
+pub fn number_set(text: &str) -> Vec<u64> {
+    let mut numbers: Vec<u64> = text
+        .unicode_words()
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()) && !is_noise(w))
+        .map(|w| fnv1a(w.to_lowercase().as_bytes()))
+        .collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
+}
+
+/// Hashes of the `SHINGLE_WORDS`-word shingles of a word sequence, sorted and
+/// deduplicated. A text shorter than one shingle is one shingle of all its words.
+pub fn shingles(ids: &[u32]) -> Vec<u64> {
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    let width = SHINGLE_WORDS.min(ids.len());
+    let mut out: Vec<u64> = ids
+        .windows(width)
+        .map(|w| {
+            w.iter()
+                .fold(0xcbf2_9ce4_8422_2325u64, |h, &id| mix64(h ^ u64::from(id)))
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The distinct word ids of a word sequence, sorted, widened to `u64` for the set tests.
+pub fn vocabulary(ids: &[u32]) -> Vec<u64> {
+    let mut out: Vec<u64> = ids.iter().map(|&id| u64::from(id)).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Charikar's random-hyperplane fingerprint: each distinct word votes ±weight on each
+/// of 64 bits (the bits of its mixed hash), weighted by its frequency; the sign of
+/// each sum is a bit. Similar texts get fingerprints at small Hamming distance.
+pub fn simhash(ids: &[u32]) -> u64 {
+    let mut sums = [0i64; 64];
+    for (id, count) in frequencies(ids) {
+        let h = mix64(u64::from(id));
+        for (bit, sum) in sums.iter_mut().enumerate() {
+            if h >> bit & 1 == 1 {
+                *sum += i64::from(count);
+            } else {
+                *sum -= i64::from(count);
+            }
+        }
+    }
+    sums.iter()
+        .enumerate()
+        .filter(|(_, &s)| s > 0)
+        .fold(0u64, |acc, (bit, _)| acc | 1 << bit)
+}
+
+/// Word frequencies, sorted by word id.
+pub fn frequencies(ids: &[u32]) -> Vec<(u32, u32)> {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for id in sorted {
+        match out.last_mut() {
+            Some((last, count)) if *last == id => *count += 1,
+            _ => out.push((id, 1)),
+        }
+    }
+    out
+}
+
+/// Collapses runs of whitespace to one space and trims: the form in which two texts
+/// that differ only in layout compare equal.
+pub fn normalise_space(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_lowercased_and_noise_dropped() {
+        let w: Vec<String> = words("The RX100 costs 450 dollars; sid=a8f3k29dk2j3l4k5").collect();
+        assert_eq!(w, ["the", "rx100", "costs", "450", "dollars", "sid"]);
+    }
+
+    #[test]
+    fn shingles_of_five_words_are_two() {
+        let ids = [1, 2, 3, 4, 5];
+        assert_eq!(shingles(&ids).len(), 2);
+        assert_eq!(shingles(&[7, 8]).len(), 1);
+        assert!(shingles(&[]).is_empty());
+        // Repeated phrases count once.
+        assert_eq!(shingles(&[1, 2, 3, 4, 1, 2, 3, 4]).len(), 4);
+    }
+
+    #[test]
+    fn simhash_of_same_words_in_any_order_is_equal() {
+        assert_eq!(simhash(&[1, 2, 3, 3]), simhash(&[3, 2, 3, 1]));
+        assert_eq!(simhash(&[]), 0);
+        // One word alone: its fingerprint is its mixed hash.
+        assert_eq!(simhash(&[42]), mix64(42));
+    }
+
+    #[test]
+    fn frequencies_count_each_word() {
+        assert_eq!(frequencies(&[5, 1, 5, 5]), vec![(1, 1), (5, 3)]);
+    }
+
+    #[test]
+    fn numbers_are_a_set() {
+        assert_eq!(number_set("Model 450, price 450 and 99 dollars").len(), 2);
+        assert!(number_set("no digits here").is_empty());
+    }
+
+    #[test]
+    fn fnv_matches_reference() {
+        // Reference values of FNV-1a 64.
+        assert_eq!(fnv1a(b""), 0xcbf29ce484222325);
+        assert_eq!(fnv1a(b"a"), 0xaf63dc4c8601ec8c);
+    }
+}

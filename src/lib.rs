@@ -1,0 +1,15 @@
+//! twinpage decides whether two web documents are duplicates: the same core content
+//! behind different navigation, ads, titles, URLs or formats.
+//!
+//! The data flows one way, one module per idea of the method:
+//! [`document`] (pair files, bodies, attributes) → [`signals`] (the tests, the
+//! signal vector) → [`model`] (a calibrated decision tree, thresholds) → decisions
+//! ([`batch`] runs a whole pair file through them). [`cli`] is the thin command layer.
+
+pub mod batch;
+pub mod cli;
+pub mod document;
+pub mod model;
+pub mod output;
+pub mod progress;
+pub mod signals;

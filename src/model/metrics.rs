@@ -1,0 +1,155 @@
+//! How good a model is on labelled pairs: the usual classification figures at
+//! p ≥ 0.5, and what the thresholds do (precision of automatic decisions, share
+//! routed to review).
+
+use serde::{Deserialize, Serialize};
+
+use super::Decision;
+
+/// Counts of labels against decisions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Confusion {
+    /// Label duplicate, by decision.
+    pub duplicate_as_duplicate: usize,
+    pub duplicate_as_distinct: usize,
+    pub duplicate_as_review: usize,
+    /// Label distinct, by decision.
+    pub distinct_as_duplicate: usize,
+    pub distinct_as_distinct: usize,
+    pub distinct_as_review: usize,
+    /// The same pairs classified at p ≥ 0.5 (no review): true/false positives/negatives.
+    pub tp: usize,
+    pub fp: usize,
+    pub tn: usize,
+    pub fn_: usize,
+}
+
+impl Confusion {
+    pub fn add(&mut self, label: bool, p_duplicate: f64, decision: Decision) {
+        let predicted = p_duplicate >= 0.5;
+        match (label, predicted) {
+            (true, true) => self.tp += 1,
+            (true, false) => self.fn_ += 1,
+            (false, true) => self.fp += 1,
+            (false, false) => self.tn += 1,
+        }
+        let cell = match (label, decision) {
+            (true, Decision::Duplicate) => &mut self.duplicate_as_duplicate,
+            (true, Decision::Distinct) => &mut self.duplicate_as_distinct,
+            (true, Decision::Review) => &mut self.duplicate_as_review,
+            (false, Decision::Duplicate) => &mut self.distinct_as_duplicate,
+            (false, Decision::Distinct) => &mut self.distinct_as_distinct,
+            (false, Decision::Review) => &mut self.distinct_as_review,
+        };
+        *cell += 1;
+    }
+
+    pub fn total(&self) -> usize {
+        self.tp + self.fp + self.tn + self.fn_
+    }
+
+    pub fn metrics(&self) -> Metrics {
+        let div = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let precision = div(self.tp, self.tp + self.fp);
+        let recall = div(self.tp, self.tp + self.fn_);
+        let f1 = if precision + recall == 0.0 {
+            0.0
+        } else {
+            2.0 * precision * recall / (precision + recall)
+        };
+        let auto_duplicate = self.duplicate_as_duplicate + self.distinct_as_duplicate;
+        let auto_distinct = self.duplicate_as_distinct + self.distinct_as_distinct;
+        let review = self.duplicate_as_review + self.distinct_as_review;
+        Metrics {
+            pairs: self.total(),
+            precision,
+            recall,
+            f1,
+            accuracy: div(self.tp + self.tn, self.total()),
+            duplicate_decision_precision: div(self.duplicate_as_duplicate, auto_duplicate),
+            distinct_decision_precision: div(self.distinct_as_distinct, auto_distinct),
+            review_share: div(review, self.total()),
+            confusion: *self,
+        }
+    }
+}
+
+/// The figures reported by `train`, `evaluate` and stored in model files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    pub pairs: usize,
+    /// Classification at p_duplicate ≥ 0.5.
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+    pub accuracy: f64,
+    /// Share of automatic `duplicate` decisions that are right.
+    pub duplicate_decision_precision: f64,
+    /// Share of automatic `distinct` decisions that are right.
+    pub distinct_decision_precision: f64,
+    /// Share of pairs routed to review.
+    pub review_share: f64,
+    pub confusion: Confusion,
+}
+
+impl Metrics {
+    /// A human-readable block (the same for `train`, `evaluate` and `--by` groups).
+    pub fn report(&self) -> String {
+        let c = &self.confusion;
+        format!(
+            "pairs {}\n\
+             at p>=0.5:  precision {:.4}  recall {:.4}  F1 {:.4}  accuracy {:.4}\n\
+             decisions:  duplicate precision {:.4}  distinct precision {:.4}  review share {:.4}\n\
+             confusion (label \\ decision):   duplicate  distinct  review\n\
+             \x20 duplicate                      {:>9} {:>9} {:>7}\n\
+             \x20 distinct                       {:>9} {:>9} {:>7}",
+            self.pairs,
+            self.precision,
+            self.recall,
+            self.f1,
+            self.accuracy,
+            self.duplicate_decision_precision,
+            self.distinct_decision_precision,
+            self.review_share,
+            c.duplicate_as_duplicate,
+            c.duplicate_as_distinct,
+            c.duplicate_as_review,
+            c.distinct_as_duplicate,
+            c.distinct_as_distinct,
+            c.distinct_as_review,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_by_hand() {
+        let mut c = Confusion::default();
+        c.add(true, 0.9, Decision::Duplicate); // tp
+        c.add(true, 0.6, Decision::Review); // tp
+        c.add(true, 0.2, Decision::Distinct); // fn
+        c.add(false, 0.7, Decision::Review); // fp
+        c.add(false, 0.1, Decision::Distinct); // tn
+        let m = c.metrics();
+        // precision 2/3, recall 2/3, F1 2/3, accuracy 3/5
+        assert!((m.precision - 2.0 / 3.0).abs() < 1e-12);
+        assert!((m.recall - 2.0 / 3.0).abs() < 1e-12);
+        assert!((m.f1 - 2.0 / 3.0).abs() < 1e-12);
+        assert!((m.accuracy - 0.6).abs() < 1e-12);
+        // automatic: 1 duplicate decision right of 1; 1 distinct right of 2; 2 of 5 to review
+        assert_eq!(m.duplicate_decision_precision, 1.0);
+        assert_eq!(m.distinct_decision_precision, 0.5);
+        assert!((m.review_share - 0.4).abs() < 1e-12);
+        assert!(m.report().contains("F1 0.6667"));
+    }
+
+    #[test]
+    fn empty_is_zero_not_nan() {
+        let m = Confusion::default().metrics();
+        assert_eq!(m.f1, 0.0);
+        assert_eq!(m.review_share, 0.0);
+    }
+}

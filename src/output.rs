@@ -1,0 +1,56 @@
+//! Output files are written whole or not at all: into a temporary file beside the
+//! target, renamed over it only when everything was written. A run that fails
+//! half-way leaves the old file (or no file), never half a file.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+/// Writes `path` through `write`, atomically.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(".twinpage-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a file in {}", dir.display()))?;
+    let mut out = BufWriter::new(temp);
+    write(&mut out)?;
+    let temp = out
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    temp.as_file()
+        .sync_all()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    temp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_leaves_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        write_atomically(&path, |w| Ok(w.write_all(b"old")?)).unwrap();
+        let err = write_atomically(&path, |w| {
+            w.write_all(b"half")?;
+            anyhow::bail!("failed half-way")
+        });
+        assert!(err.is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        // No temporary files left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

@@ -1,0 +1,357 @@
+//! The commands end to end, as a user runs them: real files in, real files out,
+//! exit codes checked.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn twinpage() -> Command {
+    let mut cmd = Command::cargo_bin("twinpage").unwrap();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd
+}
+
+fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn stderr_of_failure(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "expected exit 1, stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
+const ARTICLE: &str =
+    "The river rose through the night and by morning the old stone bridge was closed to \
+    traffic. Engineers from the county inspected the arches and found water had scoured the \
+    foundations of the second pier. The bridge, built in 1843, carries about 9000 vehicles a day. \
+    Residents were told to use the ring road until repairs are finished, which the council expects \
+    to take at least three weeks. Shops on the east bank said trade had already fallen by half.";
+
+const OTHER: &str =
+    "A new bakery opened on the high street on Saturday, selling sourdough loaves, \
+    cinnamon buns and rye bread made with flour from a mill in the next valley. The owners, two \
+    sisters who trained in Copenhagen, said they had waited four years for the right shop. Queues \
+    formed before eight in the morning and the first batch sold out within an hour of opening.";
+
+fn page(title: &str, nav: &str, body: &str) -> String {
+    format!(
+        "<!doctype html><html><head><meta charset=utf-8><title>{title}</title></head><body>\
+         <nav><a href='/'>Home</a> <a href='/news'>News</a> {nav}</nav>\
+         <article><h1>{title}</h1><p>{body}</p></article>\
+         <footer>Copyright the site. All rights reserved.</footer></body></html>"
+    )
+}
+
+/// A folder with a few pages and a pair file naming them.
+fn fixture(extra_rows: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(
+        d.join("a.html"),
+        page("Bridge closed after flood", "Sport", ARTICLE),
+    )
+    .unwrap();
+    fs::write(
+        d.join("a-copy.html"),
+        page("Bridge closed after flood", "Sport", ARTICLE),
+    )
+    .unwrap();
+    fs::write(
+        d.join("a-mirror.html"),
+        page("Bridge closed | Mirror", "Weather Travel", ARTICLE),
+    )
+    .unwrap();
+    fs::write(d.join("b.html"), page("New bakery opens", "Sport", OTHER)).unwrap();
+    let csv = format!(
+        "id,url_a,url_b,html_a,html_b,note\n\
+         1,https://news.example.com/bridge,https://news.example.com/bridge?print=1,a.html,a-copy.html,copy\n\
+         2,https://news.example.com/bridge,https://mirror.example.org/bridge,a.html,a-mirror.html,mirror\n\
+         3,https://news.example.com/bridge,https://news.example.com/bakery,a.html,b.html,other\n{extra_rows}"
+    );
+    let pairs = d.join("pairs.csv");
+    fs::write(&pairs, csv).unwrap();
+    (dir, pairs)
+}
+
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let headers = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r
+        .records()
+        .map(|x| x.unwrap().iter().map(String::from).collect())
+        .collect();
+    (headers, rows)
+}
+
+#[test]
+fn score_writes_input_columns_plus_decisions() {
+    let (dir, pairs) = fixture("");
+    let out = dir.path().join("scored.csv");
+    twinpage()
+        .args(["score", "--pairs"])
+        .arg(&pairs)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let (headers, rows) = read_csv(&out);
+    assert_eq!(
+        headers,
+        [
+            "id",
+            "url_a",
+            "url_b",
+            "html_a",
+            "html_b",
+            "note",
+            "p_duplicate",
+            "confidence",
+            "decision",
+            "decided_by"
+        ]
+    );
+    assert_eq!(rows.len(), 3);
+    // Passthrough columns unchanged.
+    assert_eq!(rows[1][0], "2");
+    assert_eq!(rows[1][5], "mirror");
+    // Byte-identical bodies are decided by screening, and the output says so.
+    assert_eq!(rows[0][8], "duplicate");
+    assert_eq!(rows[0][9], "screen:identical-bodies");
+    for row in &rows {
+        let p: f64 = row[6].parse().unwrap();
+        assert!((0.0..=1.0).contains(&p));
+        assert!(["duplicate", "distinct", "review"].contains(&row[8].as_str()));
+    }
+    // The unrelated article is less likely a duplicate than the mirror.
+    let p = |i: usize| rows[i][6].parse::<f64>().unwrap();
+    assert!(p(2) < p(1), "unrelated {} vs mirror {}", p(2), p(1));
+}
+
+#[test]
+fn score_to_stdout_and_signals_file() {
+    let (dir, pairs) = fixture("");
+    let text = stdout_of(
+        twinpage()
+            .args(["score", "--pairs"])
+            .arg(&pairs)
+            .args(["--out", "-"]),
+    );
+    assert_eq!(text.lines().count(), 4);
+    let out = dir.path().join("signals.csv");
+    twinpage()
+        .args(["signals", "--pairs"])
+        .arg(&pairs)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let (headers, rows) = read_csv(&out);
+    let names = twinpage::signals::names();
+    assert_eq!(headers.len(), 6 + names.len());
+    assert_eq!(&headers[6..], &names[..]);
+    let identical = headers
+        .iter()
+        .position(|h| h == "fetched.identical_bodies")
+        .unwrap();
+    assert_eq!(rows[0][identical], "1.000000");
+    assert_eq!(rows[2][identical], "0.000000");
+}
+
+#[test]
+fn malformed_row_names_file_line_and_column_and_writes_nothing() {
+    let (dir, pairs) = fixture("4,u,v,a.html\n");
+    let out = dir.path().join("scored.csv");
+    let err = stderr_of_failure(
+        twinpage()
+            .args(["score", "--pairs"])
+            .arg(&pairs)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        err.contains("pairs.csv:5") && err.contains("4 fields"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    let bad_label = dir.path().join("labels.csv");
+    fs::write(
+        &bad_label,
+        "url_a,url_b,html_a,html_b,label\nu,v,a.html,b.html,1\nu,v,a.html,b.html,maybe\n",
+    )
+    .unwrap();
+    let err = stderr_of_failure(twinpage().args(["evaluate", "--pairs"]).arg(&bad_label));
+    assert!(
+        err.contains("labels.csv:3") && err.contains("`label`") && err.contains("maybe"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_document_is_an_error_unless_skipped() {
+    let (dir, pairs) = fixture("4,u,v,a.html,gone.html,x\n");
+    let out = dir.path().join("scored.csv");
+    let err = stderr_of_failure(
+        twinpage()
+            .args(["score", "--pairs"])
+            .arg(&pairs)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        err.contains("gone.html") && err.contains("pairs.csv:5"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    twinpage()
+        .args(["score", "--skip-bad", "--pairs"])
+        .arg(&pairs)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(read_csv(&out).1.len(), 3);
+    let (_, skipped) = read_csv(&dir.path().join("scored.csv.skipped.csv"));
+    assert_eq!(skipped.len(), 1);
+    assert!(skipped[0][0].ends_with("pairs.csv:5") && skipped[0][1].contains("gone.html"));
+}
+
+#[test]
+fn hostile_bodies_never_crash_the_run() {
+    let (dir, pairs) = fixture(
+        "4,u,v,empty.html,a.html,x\n5,u,v,binary.html,a.html,x\n6,u,v,huge.html.gz,a.html,x\n7,u,v,latin1.html,a.html,x\n8,u,v,deep.html,a.html,x\n",
+    );
+    let d = dir.path();
+    fs::write(d.join("empty.html"), "").unwrap();
+    fs::write(
+        d.join("binary.html"),
+        (0..=255u8).cycle().take(100_000).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    fs::write(
+        d.join("latin1.html"),
+        b"<p>caf\xe9 cr\xe8me br\xfbl\xe9e \xff\xfe</p>",
+    )
+    .unwrap();
+    fs::write(d.join("deep.html"), "<div>".repeat(100_000) + "deep").unwrap();
+    // 50 MB of text, stored gzip'd so the test folder stays small.
+    {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(
+            fs::File::create(d.join("huge.html.gz")).unwrap(),
+            flate2::Compression::fast(),
+        );
+        let chunk = format!("<p>{ARTICLE}</p>\n");
+        for _ in 0..(50_000_000 / chunk.len()) {
+            gz.write_all(chunk.as_bytes()).unwrap();
+        }
+        gz.finish().unwrap();
+    }
+    let out = d.join("scored.csv");
+    twinpage()
+        .args(["score", "--pairs"])
+        .arg(&pairs)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let (_, rows) = read_csv(&out);
+    assert_eq!(rows.len(), 8);
+}
+
+#[test]
+fn train_evaluate_explain_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.json");
+    let er = "training-data/er/valid.csv";
+    let text = stdout_of(
+        twinpage()
+            .args(["train", "--seed", "3", "--pairs", er, "--out"])
+            .arg(&model),
+    );
+    assert!(text.contains("F1") && text.contains("leaves"), "{text}");
+    let again = dir.path().join("m2.json");
+    twinpage()
+        .args(["train", "--seed", "3", "--pairs", er, "--out"])
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(
+        fs::read(&model).unwrap(),
+        fs::read(&again).unwrap(),
+        "training is reproducible with --seed"
+    );
+
+    let json = stdout_of(
+        twinpage()
+            .args([
+                "evaluate", "--json", "--by", "kind", "--pairs", er, "--model",
+            ])
+            .arg(&model),
+    );
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(report["overall"]["f1"].as_f64().unwrap() > 0.3);
+    assert!(report["by"]["groups"]["wdc"]["pairs"].as_u64().unwrap() > 100);
+
+    let (_fixture, pairs) = fixture("");
+    let text = stdout_of(
+        twinpage()
+            .args(["explain", "--row", "2", "--pairs"])
+            .arg(&pairs)
+            .arg("--model")
+            .arg(&model),
+    );
+    assert!(
+        text.contains("p_duplicate") && text.contains("fetched."),
+        "{text}"
+    );
+    assert!(text.contains("leaf"));
+}
+
+#[test]
+fn a_model_for_other_signals_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut model: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/default.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    model["signals"][0] = "fetched.something_else".into();
+    let path = dir.path().join("old.json");
+    fs::write(&path, model.to_string()).unwrap();
+    let (_fixture, pairs) = fixture("");
+    let err = stderr_of_failure(
+        twinpage()
+            .args(["score", "--pairs"])
+            .arg(&pairs)
+            .arg("--model")
+            .arg(&path),
+    );
+    assert!(
+        err.contains("something_else") && err.contains("Retrain"),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_command_has_help() {
+    for cmd in ["train", "score", "signals", "evaluate", "explain"] {
+        let text = stdout_of(twinpage().args([cmd, "--help"]));
+        assert!(text.contains("--pairs"), "{cmd}: {text}");
+    }
+    twinpage().arg("no-such-command").assert().code(2);
+}
