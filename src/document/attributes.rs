@@ -96,10 +96,13 @@ impl Document {
         let core_text = core_text(dom, &visible_text);
         let visible_chars = visible_text.chars().count();
 
-        let visible_words = text::word_ids(&visible_text);
-        let core_words = text::word_ids(&core_text);
+        // Each text is split into words once; ids, numbers and spam share the split.
+        let visible_tokens: Vec<String> = text::words(&visible_text).collect();
+        let core_tokens: Vec<String> = text::words(&core_text).collect();
+        let visible_words = text::ids_of(&visible_tokens);
+        let core_words = text::ids_of(&core_tokens);
         let spam = SpamIndicators {
-            top_word_share: top_word_share(&visible_text),
+            top_word_share: top_word_share(&visible_tokens),
             hidden_text_share: share(hidden_chars, hidden_chars + visible_chars),
         };
         Document {
@@ -114,7 +117,7 @@ impl Document {
             top_terms: idf.top_terms(&core_words, TOP_TERMS),
             core_simhash: text::simhash(&core_words),
             visible_simhash: text::simhash(&visible_words),
-            core_numbers: text::number_set(&core_text),
+            core_numbers: text::number_set(&core_tokens),
             core_compressed_len: deflate_len(core_text.as_bytes()),
             core_self_compressed: std::sync::OnceLock::new(),
             language: language(&core_text),
@@ -225,19 +228,18 @@ fn fits_extractor(dom: &Dom) -> bool {
     true
 }
 
-fn top_word_share(visible: &str) -> f64 {
-    let mut total = 0usize;
-    let ids: Vec<u32> = text::words(visible)
-        .inspect(|_| total += 1)
+fn top_word_share(words: &[String]) -> f64 {
+    let long: Vec<u32> = words
+        .iter()
         .filter(|w| w.chars().count() >= 4)
-        .map(|w| text::word_id(&w))
+        .map(|w| text::word_id(w))
         .collect();
-    let top = text::frequencies(&ids)
+    let top = text::frequencies(&long)
         .iter()
         .map(|&(_, c)| c as usize)
         .max()
         .unwrap_or(0);
-    share(top, total)
+    share(top, words.len())
 }
 
 fn deflate_len(bytes: &[u8]) -> usize {

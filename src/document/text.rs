@@ -46,6 +46,11 @@ pub fn word_ids(text: &str) -> Vec<u32> {
     words(text).map(|w| word_id(&w)).collect()
 }
 
+/// Word ids of words already split.
+pub fn ids_of(words: &[String]) -> Vec<u32> {
+    words.iter().map(|w| word_id(w)).collect()
+}
+
 /// Session ids, hashes and tracking codes: long tokens mixing letters and digits.
 /// Short mixed tokens (model numbers such as `rx100`, `a7iii`) are facts and stay.
 fn is_noise(word: &str) -> bool {
@@ -59,11 +64,11 @@ fn is_noise(word: &str) -> bool {
 
 /// Numbers written in the text (prices, model numbers, dates): the key facts that
 /// tell two otherwise identical product or event pages apart. Sorted, deduplicated.
-pub fn number_set(text: &str) -> Vec<u64> {
-    let mut numbers: Vec<u64> = text
-        .unicode_words()
-        .filter(|w| w.chars().any(|c| c.is_ascii_digit()) && !is_noise(w))
-        .map(|w| fnv1a(w.to_lowercase().as_bytes()))
+pub fn number_set(words: &[String]) -> Vec<u64> {
+    let mut numbers: Vec<u64> = words
+        .iter()
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .map(|w| fnv1a(w.as_bytes()))
         .collect();
     numbers.sort_unstable();
     numbers.dedup();
@@ -173,8 +178,9 @@ mod tests {
 
     #[test]
     fn numbers_are_a_set() {
-        assert_eq!(number_set("Model 450, price 450 and 99 dollars").len(), 2);
-        assert!(number_set("no digits here").is_empty());
+        let of = |t: &str| number_set(&words(t).collect::<Vec<_>>());
+        assert_eq!(of("Model 450, price 450 and 99 dollars").len(), 2);
+        assert!(of("no digits here").is_empty());
     }
 
     #[test]
