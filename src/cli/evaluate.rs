@@ -91,9 +91,24 @@ pub fn run(args: Args) -> Result<()> {
                 col, "pairs", "precision", "recall", "F1", "accuracy", "review"
             );
             for (value, m) in &groups {
+                let c = &m.confusion;
+                // Undefined figures (a group with no duplicate, or none predicted) show as "-".
+                let figure = |defined: bool, x: f64| {
+                    if defined {
+                        format!("{x:.4}")
+                    } else {
+                        "-".into()
+                    }
+                };
                 println!(
-                    "{:<28} {:>6} {:>9.4} {:>8.4} {:>8.4} {:>8.4} {:>8.4}",
-                    value, m.pairs, m.precision, m.recall, m.f1, m.accuracy, m.review_share
+                    "{:<28} {:>6} {:>9} {:>8} {:>8} {:>8.4} {:>8.4}",
+                    value,
+                    m.pairs,
+                    figure(c.tp + c.fp > 0, m.precision),
+                    figure(c.tp + c.fn_ > 0, m.recall),
+                    figure(c.tp + c.fn_ > 0, m.f1),
+                    m.accuracy,
+                    m.review_share
                 );
             }
         }

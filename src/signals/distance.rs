@@ -1142,4 +1142,104 @@ mod tests {
         assert!(longest_common_substring(&a, &b) >= 20);
         assert!(damerau_levenshtein(&a, &b, 2000) < 0.02);
     }
+
+    /// The signal wrappers, on documents built by hand.
+    mod signals {
+        use crate::document::url::UrlParts;
+        use crate::document::Document;
+        use crate::signals::{BodyPair, Query};
+
+        fn run(a: &Document, b: &Document, name: &str) -> f64 {
+            let u = UrlParts::default();
+            let q = Query::default();
+            let p = BodyPair {
+                a,
+                b,
+                url_a: &u,
+                url_b: &u,
+                query: &q,
+            };
+            let s = super::super::SIGNALS
+                .iter()
+                .find(|s| s.name == name)
+                .unwrap();
+            (s.compute)(&p)
+        }
+
+        fn words(ids: &[u32]) -> Document {
+            Document {
+                core_words: ids.to_vec(),
+                ..Document::default()
+            }
+        }
+
+        #[test]
+        fn longest_common_run_is_a_share_of_the_shorter_core() {
+            // common run [2, 3, 4] = 3 words; shorter core has 4 words -> 0.75
+            let (a, b) = (words(&[1, 2, 3, 4, 5, 6]), words(&[9, 2, 3, 4]));
+            assert_eq!(run(&a, &b, "longest_common_substring_core"), 0.75);
+            assert_eq!(
+                run(&words(&[]), &words(&[]), "longest_common_substring_core"),
+                1.0
+            );
+            assert_eq!(run(&words(&[]), &b, "longest_common_substring_core"), 0.0);
+        }
+
+        #[test]
+        fn character_heads_ignore_case_and_spaces() {
+            let text = |t: &str| Document {
+                core_text: t.into(),
+                ..Document::default()
+            };
+            // "dp5" vs "dp 5": equal once spaces are dropped
+            assert_eq!(
+                run(
+                    &text("Motu DP5"),
+                    &text("motu dp 5"),
+                    "levenshtein_chars_core_head"
+                ),
+                0.0
+            );
+            // "abcd" vs "abxd": one substitution of 4
+            assert_eq!(
+                run(&text("abcd"), &text("abxd"), "levenshtein_chars_core_head"),
+                0.25
+            );
+        }
+
+        #[test]
+        fn compression_distance_caches_self_compression() {
+            let text = |t: &str| Document {
+                core_text: t.into(),
+                ..Document::default()
+            };
+            // Two 60 KB texts of the same vocabulary in different orders.
+            let words = |step: u64| -> String {
+                (0..8000u64)
+                    .map(|i| format!("w{} ", i * step % 10007))
+                    .collect()
+            };
+            let (a, b) = (text(&words(7919)), text(&words(7919)));
+            assert!(run(&a, &b, "compression_distance_core") < 0.01);
+            assert!(a.core_self_compressed.get().is_some());
+            let other = text(&words(104729));
+            assert!(run(&a, &other, "compression_distance_core") > 0.5);
+        }
+
+        #[test]
+        fn simhash_signals_count_bits() {
+            let a = Document {
+                core_simhash: 0b1011,
+                visible_simhash: 0,
+                ..Document::default()
+            };
+            let b = Document {
+                core_simhash: 0b0001,
+                visible_simhash: u64::MAX,
+                ..Document::default()
+            };
+            assert_eq!(run(&a, &b, "simhash_hamming_core"), 2.0);
+            assert_eq!(run(&a, &b, "simhash_hamming_text"), 64.0);
+        }
+    }
 }

@@ -4,7 +4,7 @@
 //! pair, but they tell the tree what kind of pair it is looking at (same site or
 //! not, same size or not, a spammy side or not).
 
-use super::distance::{jaccard_distance, length_distance};
+use super::distance::{cosine, jaccard_distance, length_distance};
 use super::{flag, ratio, BodyPair, Signal, MISSING};
 
 pub const SIGNALS: &[Signal] = &[
@@ -22,6 +22,11 @@ pub const SIGNALS: &[Signal] = &[
         name: "title_word_overlap",
         meaning: "share of the shorter title's words found in the other title, -1 when a title is missing",
         compute: title_word_overlap,
+    },
+    Signal {
+        name: "title_tfidf_cosine",
+        meaning: "cosine similarity of the titles' words weighted by idf (rare words such as model numbers count most), -1 when a title is missing",
+        compute: title_tfidf_cosine,
     },
     Signal {
         name: "url_overlap",
@@ -138,6 +143,14 @@ fn title_word_overlap(p: &BodyPair) -> f64 {
         } else {
             shared as f64 / shorter as f64
         }
+    })
+}
+
+fn title_tfidf_cosine(p: &BodyPair) -> f64 {
+    titles(p).map_or(MISSING, |(a, b)| {
+        let idf = crate::document::IdfTable::shipped();
+        let weights = |t: &str| idf.top_terms(&crate::document::text::word_ids(t), usize::MAX);
+        cosine(&weights(&a), &weights(&b))
     })
 }
 
@@ -258,6 +271,12 @@ mod tests {
         // shared words {red} of 2 -> 0.5
         assert_eq!(run(&a, &c, "", "", "title_word_overlap"), 0.5);
         assert_eq!(run(&a, &titled(""), "", "", "title_equal"), MISSING);
+        // Same words, any order: cosine 1; no shared word: 0.
+        assert!((run(&a, &titled("shoes red"), "", "", "title_tfidf_cosine") - 1.0).abs() < 1e-6);
+        assert_eq!(
+            run(&a, &titled("blue hats"), "", "", "title_tfidf_cosine"),
+            0.0
+        );
     }
 
     #[test]
