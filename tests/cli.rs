@@ -86,6 +86,18 @@ fn fixture(extra_rows: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, pairs)
 }
 
+/// `twinpage score --pairs PAIRS --out OUT`, plus any extra arguments.
+fn score(pairs: &Path, out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = twinpage();
+    cmd.arg("score")
+        .args(extra)
+        .arg("--pairs")
+        .arg(pairs)
+        .arg("--out")
+        .arg(out);
+    cmd
+}
+
 fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let mut r = csv::Reader::from_path(path).unwrap();
     let headers = r.headers().unwrap().iter().map(String::from).collect();
@@ -100,13 +112,7 @@ fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
 fn score_writes_input_columns_plus_decisions() {
     let (dir, pairs) = fixture("");
     let out = dir.path().join("scored.csv");
-    twinpage()
-        .args(["score", "--pairs"])
-        .arg(&pairs)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
+    score(&pairs, &out, &[]).assert().success();
     let (headers, rows) = read_csv(&out);
     assert_eq!(
         headers,
@@ -174,13 +180,7 @@ fn score_to_stdout_and_signals_file() {
 fn malformed_row_names_file_line_and_column_and_writes_nothing() {
     let (dir, pairs) = fixture("4,u,v,a.html\n");
     let out = dir.path().join("scored.csv");
-    let err = stderr_of_failure(
-        twinpage()
-            .args(["score", "--pairs"])
-            .arg(&pairs)
-            .arg("--out")
-            .arg(&out),
-    );
+    let err = stderr_of_failure(&mut score(&pairs, &out, &[]));
     assert!(
         err.contains("pairs.csv:5") && err.contains("4 fields"),
         "{err}"
@@ -204,26 +204,14 @@ fn malformed_row_names_file_line_and_column_and_writes_nothing() {
 fn missing_document_is_an_error_unless_skipped() {
     let (dir, pairs) = fixture("4,u,v,a.html,gone.html,x\n");
     let out = dir.path().join("scored.csv");
-    let err = stderr_of_failure(
-        twinpage()
-            .args(["score", "--pairs"])
-            .arg(&pairs)
-            .arg("--out")
-            .arg(&out),
-    );
+    let err = stderr_of_failure(&mut score(&pairs, &out, &[]));
     assert!(
         err.contains("gone.html") && err.contains("pairs.csv:5"),
         "{err}"
     );
     assert!(!out.exists());
 
-    twinpage()
-        .args(["score", "--skip-bad", "--pairs"])
-        .arg(&pairs)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
+    score(&pairs, &out, &["--skip-bad"]).assert().success();
     assert_eq!(read_csv(&out).1.len(), 3);
     let (_, skipped) = read_csv(&dir.path().join("scored.csv.skipped.csv"));
     assert_eq!(skipped.len(), 1);
@@ -262,13 +250,7 @@ fn hostile_bodies_never_crash_the_run() {
         gz.finish().unwrap();
     }
     let out = d.join("scored.csv");
-    twinpage()
-        .args(["score", "--pairs"])
-        .arg(&pairs)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
+    score(&pairs, &out, &[]).assert().success();
     let (_, rows) = read_csv(&out);
     assert_eq!(rows.len(), 8);
 }

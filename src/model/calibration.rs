@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::tree::Tree;
+use super::tree::{Leaf, Tree};
 
 /// Weight, in pairs, of the training share in a leaf's calibrated confidence.
 pub const PRIOR_PAIRS: f64 = 3.0;
@@ -23,30 +23,42 @@ pub fn calibrate<'a>(
     for leaf in &mut tree.leaves {
         *leaf = Default::default();
     }
-    for (x, label) in fit {
-        let leaf = tree.leaf_of(x);
-        let l = &mut tree.leaves[leaf];
-        if label {
-            l.fit_duplicates += 1;
-        } else {
-            l.fit_distinct += 1;
-        }
-    }
-    for (x, label) in calibration {
-        let leaf = tree.leaf_of(x);
-        let l = &mut tree.leaves[leaf];
-        if label {
-            l.calibration_duplicates += 1;
-        } else {
-            l.calibration_distinct += 1;
-        }
-    }
+    count(
+        tree,
+        fit,
+        |l| &mut l.fit_duplicates,
+        |l| &mut l.fit_distinct,
+    );
+    count(
+        tree,
+        calibration,
+        |l| &mut l.calibration_duplicates,
+        |l| &mut l.calibration_distinct,
+    );
     for l in &mut tree.leaves {
         let fit_share = (f64::from(l.fit_duplicates) + 1.0)
             / (f64::from(l.fit_duplicates + l.fit_distinct) + 2.0);
         let n = f64::from(l.calibration_duplicates + l.calibration_distinct);
         l.p_duplicate =
             (f64::from(l.calibration_duplicates) + PRIOR_PAIRS * fit_share) / (n + PRIOR_PAIRS);
+    }
+}
+
+/// Adds each row to the duplicate or distinct counter of the leaf it reaches.
+fn count<'a>(
+    tree: &mut Tree,
+    rows: impl Iterator<Item = (&'a [f64], bool)>,
+    duplicates: fn(&mut Leaf) -> &mut u32,
+    distinct: fn(&mut Leaf) -> &mut u32,
+) {
+    for (x, label) in rows {
+        let at = tree.leaf_of(x);
+        let leaf = &mut tree.leaves[at];
+        *if label {
+            duplicates(leaf)
+        } else {
+            distinct(leaf)
+        } += 1;
     }
 }
 
@@ -100,7 +112,7 @@ fn lowest_precise_cut(ordered: impl Iterator<Item = (f64, bool)>, target: f64) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::tree::{Leaf, Node};
+    use crate::model::tree::Node;
 
     #[test]
     fn leaf_confidence_by_hand() {
