@@ -6,7 +6,7 @@
 //! compression bomb cannot fill memory.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -37,19 +37,22 @@ pub fn read_body(path: &Path) -> Result<DecodedBody> {
     let file =
         File::open(path).with_context(|| format!("cannot open document {}", path.display()))?;
     let raw_len_on_disk = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
-    let gzipped = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    let mut reader = BufReader::new(file);
+    // gzip is recognised by its magic bytes, whatever the file is called.
+    let gzipped = reader
+        .fill_buf()
+        .with_context(|| format!("cannot read document {}", path.display()))?
+        .starts_with(&[0x1f, 0x8b]);
     let reader: Box<dyn Read> = if gzipped {
-        Box::new(MultiGzDecoder::new(BufReader::new(file)))
+        Box::new(MultiGzDecoder::new(reader))
     } else {
-        Box::new(BufReader::new(file))
+        Box::new(reader)
     };
     let mut bytes = Vec::with_capacity(raw_len_on_disk.min(MAX_BODY_BYTES + 1));
     reader
         .take(MAX_BODY_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read document {}", path.display()))?;
+        .with_context(|| format!("cannot read document {} (corrupt gzip?)", path.display()))?;
     let truncated = bytes.len() > MAX_BODY_BYTES;
     let raw_len = if truncated {
         raw_len_on_disk.max(bytes.len())
@@ -269,7 +272,8 @@ mod tests {
     fn gzip_files_are_read_and_cut() {
         use std::io::Write;
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("page.html.gz");
+        // Named .html: gzip is known by its magic bytes.
+        let path = dir.path().join("page.html");
         let mut gz = flate2::write::GzEncoder::new(
             File::create(&path).unwrap(),
             flate2::Compression::fast(),
