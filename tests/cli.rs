@@ -336,4 +336,6 @@ fn every_command_has_help() {
         assert!(text.contains("--pairs"), "{cmd}: {text}");
     }
     twinpage().arg("no-such-command").assert().code(2);
+    let list = stdout_of(twinpage().args(["signals", "--list"]));
+    assert_eq!(list.lines().count(), twinpage::signals::names().len());
 }

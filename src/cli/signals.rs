@@ -10,8 +10,8 @@ use crate::batch::{self, Batch};
 #[derive(clap::Args)]
 pub struct Args {
     /// Pair file (CSV).
-    #[arg(long, value_name = "F.csv")]
-    pairs: PathBuf,
+    #[arg(long, value_name = "F.csv", required_unless_present = "list")]
+    pairs: Option<PathBuf>,
     /// Output CSV, or - for stdout.
     #[arg(long, value_name = "S.csv", default_value = "-")]
     out: String,
@@ -30,7 +30,8 @@ pub fn run(args: Args) -> Result<()> {
         }
         return Ok(());
     }
-    let batch = Batch::load(std::slice::from_ref(&args.pairs))?;
+    let pairs = args.pairs.expect("clap requires --pairs without --list");
+    let batch = Batch::load(&[pairs])?;
     let skipped = batch.unreadable(args.skip_bad)?;
     let vectors = batch::vectors(&batch);
     let file = &batch.files[0];

@@ -25,7 +25,7 @@ pub const SIGNALS: &[Signal] = &[
     },
     Signal {
         name: "query_term_frequency_distance",
-        meaning: "L1 distance of the relative frequencies of the query words, halved, in [0,1]",
+        meaning: "sum of |fa - fb| over sum of (fa + fb), fa and fb the relative frequencies of the query words in the visible texts, in [0,1]",
         compute: query_term_frequency_distance,
     },
     Signal {
