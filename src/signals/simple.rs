@@ -333,4 +333,47 @@ mod tests {
             MISSING
         );
     }
+
+    #[test]
+    fn core_lengths_compression_text_and_spam() {
+        use crate::document::attributes::SpamIndicators;
+        let a = Document {
+            core_words: vec![1; 7],
+            core_compressed_len: 50,
+            text_hash: 9,
+            spam: SpamIndicators {
+                top_word_share: 0.1,
+                hidden_text_share: 0.6,
+            },
+            ..Document::default()
+        };
+        let b = Document {
+            core_words: vec![1; 3],
+            core_compressed_len: 200,
+            text_hash: 9,
+            spam: SpamIndicators {
+                top_word_share: 0.4,
+                hidden_text_share: 0.0,
+            },
+            ..Document::default()
+        };
+        // |7 - 3| / 7
+        assert!((run(&a, &b, "", "", "core_length_distance") - 4.0 / 7.0).abs() < 1e-12);
+        // log2(1 + 3) = 2
+        assert_eq!(run(&a, &b, "", "", "core_words_min"), 2.0);
+        assert_eq!(run(&a, &b, "", "", "compressed_length_ratio"), 0.25);
+        assert_eq!(run(&a, &b, "", "", "identical_text"), 1.0);
+        assert_eq!(run(&a, &b, "", "", "spam_keyword_stuffing"), 0.4);
+        assert_eq!(run(&a, &b, "", "", "spam_hidden_text"), 0.6);
+        // {1, 2} vs {2, 3}: 1 - 1/3
+        let la = Document {
+            link_domains: vec![1, 2],
+            ..Document::default()
+        };
+        let lb = Document {
+            link_domains: vec![2, 3],
+            ..Document::default()
+        };
+        assert!((run(&la, &lb, "", "", "link_domain_distance") - 2.0 / 3.0).abs() < 1e-12);
+    }
 }
