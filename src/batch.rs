@@ -99,7 +99,8 @@ pub fn score(batch: &Batch, model: &Model) -> Vec<Option<Outcome>> {
     let outcomes = pairs
         .par_iter()
         .map(|pair| {
-            let outcome = batch.documents.pair(pair).ok().map(|(a, b)| {
+            let outcome = batch.documents.bodies(pair).ok().map(|bodies| {
+                let (a, b) = bodies.fetched;
                 if a.body_hash == b.body_hash && !a.binary {
                     return Outcome {
                         p_duplicate: 1.0,
@@ -108,7 +109,7 @@ pub fn score(batch: &Batch, model: &Model) -> Vec<Option<Outcome>> {
                         vector: None,
                     };
                 }
-                let vector = signals::vector(pair, a, b);
+                let vector = signals::vector(pair, &bodies);
                 let p = model.p_duplicate(&vector);
                 Outcome {
                     p_duplicate: p,
@@ -134,9 +135,9 @@ pub fn vectors(batch: &Batch) -> Vec<Option<Vec<f64>>> {
         .map(|pair| {
             let v = batch
                 .documents
-                .pair(pair)
+                .bodies(pair)
                 .ok()
-                .map(|(a, b)| signals::vector(pair, a, b));
+                .map(|bodies| signals::vector(pair, &bodies));
             progress.inc();
             v
         })

@@ -7,11 +7,24 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-/// Writes `path` through `write`, atomically.
+/// Writes `path` through `write`, atomically. A target that exists and is not a
+/// regular file (`/dev/null`, a FIFO, a terminal) is written to directly: renaming
+/// over it would replace the device with a file.
 pub fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        let mut out = BufWriter::new(file);
+        write(&mut out)?;
+        return out
+            .flush()
+            .with_context(|| format!("cannot write {}", path.display()));
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -38,6 +51,28 @@ pub fn write_atomically(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn devices_are_written_not_replaced() {
+        // A FIFO stands for /dev/null and friends without touching the real one.
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_atomically(&fifo, |w| Ok(w.write_all(b"through")?)).unwrap();
+        assert_eq!(reader.join().unwrap(), b"through");
+        assert!(
+            !std::fs::metadata(&fifo).unwrap().is_file(),
+            "the FIFO must stay a FIFO"
+        );
+    }
 
     #[test]
     fn failure_leaves_the_old_file() {

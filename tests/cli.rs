@@ -165,7 +165,7 @@ fn score_to_stdout_and_signals_file() {
         .assert()
         .success();
     let (headers, rows) = read_csv(&out);
-    let names = twinpage::signals::names();
+    let names = twinpage::signals::names(twinpage::signals::Layout::Fetched);
     assert_eq!(headers.len(), 6 + names.len());
     assert_eq!(&headers[6..], &names[..]);
     let identical = headers
@@ -337,5 +337,8 @@ fn every_command_has_help() {
     }
     twinpage().arg("no-such-command").assert().code(2);
     let list = stdout_of(twinpage().args(["signals", "--list"]));
-    assert_eq!(list.lines().count(), twinpage::signals::names().len());
+    assert_eq!(
+        list.lines().count(),
+        twinpage::signals::names(twinpage::signals::Layout::FetchedAndRendered).len()
+    );
 }

@@ -33,7 +33,7 @@ pub fn run(args: Args) -> Result<()> {
         Some(n) => vec![n - 1],
         None => (0..pairs.len()).collect(),
     };
-    let names = signals::names();
+    let names = model.signals.clone();
     for i in rows {
         let pair = &pairs[i];
         println!(
@@ -43,9 +43,9 @@ pub fn run(args: Args) -> Result<()> {
             pair.a.url,
             pair.b.url
         );
-        match batch.documents.pair(pair) {
+        match batch.documents.bodies(pair) {
             Err(reason) => println!("  cannot explain: {reason}"),
-            Ok((a, b)) => print_path(&model, &names, &signals::vector(pair, a, b)),
+            Ok(bodies) => print_path(&model, &names, &signals::vector(pair, &bodies)),
         }
         println!();
     }

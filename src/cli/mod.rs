@@ -92,7 +92,7 @@ fn load_model(path: Option<&Path>) -> Result<Model> {
     let model: Model = serde_json::from_str(include_str!("../../models/default.json"))
         .context("the built-in model is not readable")?;
     model
-        .check_signals(&crate::signals::names())
+        .check_signals()
         .context("the built-in model does not match this build; retrain it")?;
     Ok(model)
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::batch::{self, Batch};
+use crate::signals::Layout;
 
 /// Write the signal vector of every pair: the input columns plus one column per signal.
 #[derive(clap::Args)]
@@ -25,7 +26,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     if args.list {
-        for (i, (name, meaning)) in crate::signals::described().iter().enumerate() {
+        for (i, (name, meaning)) in crate::signals::described(Layout::FetchedAndRendered)
+            .iter()
+            .enumerate()
+        {
             println!("{i:>3}  {name:<45} {meaning}");
         }
         return Ok(());
@@ -35,7 +39,7 @@ pub fn run(args: Args) -> Result<()> {
     let skipped = batch.unreadable(args.skip_bad)?;
     let vectors = batch::vectors(&batch);
     let file = &batch.files[0];
-    let names = crate::signals::names();
+    let names = crate::signals::names(Layout::Fetched);
     super::write_output(&args.out, |w| {
         let mut csv = csv::Writer::from_writer(w);
         csv.write_record(file.headers.iter().chain(&names))?;

@@ -47,7 +47,7 @@ pub fn run(args: Args) -> Result<()> {
         format: crate::model::FORMAT,
         id: String::new(),
         twinpage_version: env!("CARGO_PKG_VERSION").to_string(),
-        signals: crate::signals::names(),
+        signals: crate::signals::names(crate::signals::Layout::Fetched),
         hyperparameters: params,
         seed: args.seed,
         training: TrainingInfo {

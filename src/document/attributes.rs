@@ -72,6 +72,22 @@ pub struct Document {
     pub language: Option<&'static str>,
     /// Spam indicators.
     pub spam: SpamIndicators,
+    /// What only a browser can tell, for a rendered body.
+    pub rendered: Option<RenderedAttributes>,
+}
+
+/// Attributes of a rendered body that the DOM alone does not give: they need
+/// layout (the browser's view of the page).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RenderedAttributes {
+    /// Share of the rendered page area covered by images.
+    pub image_area: f64,
+    /// Share of the rendered page area covered by text.
+    pub text_area: f64,
+    /// Share of the DOM's text that a reader does not see.
+    pub hidden_text_share: f64,
+    /// The render deadline fired before the page settled.
+    pub cut_off: bool,
 }
 
 /// Signs of a page written for engines rather than readers.
@@ -85,14 +101,34 @@ pub struct SpamIndicators {
 }
 
 impl Document {
-    /// Computes all attributes of a decoded body.
+    /// Computes all attributes of a decoded fetched body.
     pub fn from_body(body: &DecodedBody, idf: &IdfTable) -> Document {
+        Document::from_parts(body, idf, None)
+    }
+
+    /// Computes all attributes of a rendered body: its serialised DOM (the
+    /// synthetic body) and what the browser saw. The browser's visible text
+    /// replaces the DOM's guess, and its hidden-text share replaces the one from
+    /// inline styles (a stylesheet can hide text that no attribute shows).
+    pub fn from_rendered(
+        synthetic: &DecodedBody,
+        visible_text: &str,
+        rendered: RenderedAttributes,
+        idf: &IdfTable,
+    ) -> Document {
+        let mut doc = Document::from_parts(synthetic, idf, Some(visible_text));
+        doc.spam.hidden_text_share = rendered.hidden_text_share;
+        doc.rendered = Some(rendered);
+        doc
+    }
+
+    fn from_parts(body: &DecodedBody, idf: &IdfTable, seen: Option<&str>) -> Document {
         let dom = Dom::from(body.text.as_str());
         let title = text::normalise_space(&dom.select("title").text());
         let (link_count, link_domains) = links(&dom);
         let image_count = dom.select("img").length();
         let hidden_chars = remove_hidden(&dom);
-        let visible_text = visible_text(&dom);
+        let visible_text = seen.map_or_else(|| visible_text(&dom), str::to_string);
         let core_text = core_text(dom, &visible_text);
         let visible_chars = visible_text.chars().count();
 
@@ -125,6 +161,7 @@ impl Document {
             link_domains,
             image_count,
             spam,
+            rendered: None,
             title,
             visible_words,
             core_words,

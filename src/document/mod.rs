@@ -21,6 +21,7 @@ pub use idf::IdfTable;
 pub use pairs::{Pair, PairFile};
 
 use crate::progress::Progress;
+use crate::signals::PairBodies;
 
 /// The documents of a run, by path, each parsed once.
 #[derive(Debug, Default)]
@@ -66,6 +67,14 @@ impl DocumentSet {
     /// Both documents of a pair, or the reason one of them could not be read.
     pub fn pair(&self, pair: &Pair) -> Result<(&Document, &Document), String> {
         Ok((self.get(&pair.a.html)?, self.get(&pair.b.html)?))
+    }
+
+    /// The bodies a pair's signal vector is computed from.
+    pub fn bodies(&self, pair: &Pair) -> Result<PairBodies<'_>, String> {
+        Ok(PairBodies {
+            fetched: self.pair(pair)?,
+            rendered: None,
+        })
     }
 
     fn get(&self, path: &Path) -> Result<&Document, String> {

@@ -21,6 +21,7 @@ pub use train::{TrainingSet, TreeParams};
 pub use tree::Tree;
 
 use crate::output::write_atomically;
+use crate::signals::Layout;
 
 /// Version of the model file format.
 pub const FORMAT: u32 = 1;
@@ -96,7 +97,7 @@ impl Model {
             );
         }
         model
-            .check_signals(&crate::signals::names())
+            .check_signals()
             .with_context(|| format!("{} does not match this twinpage", path.display()))?;
         model
             .tree
@@ -105,15 +106,21 @@ impl Model {
         Ok(model)
     }
 
-    /// The model's signals must be the running code's, in the same order.
-    pub fn check_signals(&self, running: &[String]) -> Result<()> {
+    /// The layout of vectors this model reads.
+    pub fn layout(&self) -> Layout {
+        Layout::of(&self.signals)
+    }
+
+    /// The model's signals must be the running code's for its layout, in the same order.
+    pub fn check_signals(&self) -> Result<()> {
+        let running = crate::signals::names(self.layout());
         if self.signals == running {
             return Ok(());
         }
         let first_difference = self
             .signals
             .iter()
-            .zip(running)
+            .zip(&running)
             .position(|(m, r)| m != r)
             .unwrap_or(self.signals.len().min(running.len()));
         bail!(

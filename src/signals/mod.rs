@@ -13,6 +13,7 @@
 pub mod distance;
 pub mod metadata;
 pub mod query;
+pub mod rendered;
 pub mod simple;
 
 use crate::document::url::UrlParts;
@@ -25,6 +26,36 @@ pub const MISSING: f64 = -1.0;
 
 /// Prefix of the signals computed on the fetched body.
 pub const FETCHED: &str = "fetched.";
+/// Prefix of the signals computed on the rendered (synthetic) body.
+pub const RENDERED: &str = "rendered.";
+
+/// Which bodies a signal vector covers. A model is trained on one layout and
+/// refuses vectors of the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Fetched-body signals only (`--no-render`).
+    Fetched,
+    /// Fetched-body signals, then rendered-body signals.
+    FetchedAndRendered,
+}
+
+impl Layout {
+    /// The layout a list of signal names was made with.
+    pub fn of(names: &[String]) -> Layout {
+        if names.iter().any(|n| n.starts_with(RENDERED)) {
+            Layout::FetchedAndRendered
+        } else {
+            Layout::Fetched
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Layout::Fetched => "fetched-body signals only",
+            Layout::FetchedAndRendered => "fetched- and rendered-body signals",
+        }
+    }
+}
 
 /// One test.
 pub struct Signal {
@@ -51,40 +82,58 @@ fn body_signals() -> impl Iterator<Item = &'static Signal> {
         .chain(query::SIGNALS)
 }
 
-/// Names of the signal vector, in order, with their meaning.
-pub fn described() -> Vec<(String, &'static str)> {
-    body_signals()
-        .map(|s| (format!("{FETCHED}{}", s.name), s.meaning))
-        .chain(
-            metadata::SIGNALS
-                .iter()
-                .map(|s| (format!("{}{}", metadata::PREFIX, s.name), s.meaning)),
-        )
-        .collect()
+/// The tests run on a rendered body: those of a fetched body, then the rendered-only ones.
+fn rendered_body_signals() -> impl Iterator<Item = &'static Signal> {
+    body_signals().chain(rendered::SIGNALS)
 }
 
-/// Names of the signal vector, in order.
-pub fn names() -> Vec<String> {
-    described().into_iter().map(|(n, _)| n).collect()
+/// Names of the signal vector of a layout, in order, with their meaning.
+pub fn described(layout: Layout) -> Vec<(String, &'static str)> {
+    let fetched = body_signals().map(|s| (format!("{FETCHED}{}", s.name), s.meaning));
+    let rendered = rendered_body_signals()
+        .filter(|_| layout == Layout::FetchedAndRendered)
+        .map(|s| (format!("{RENDERED}{}", s.name), s.meaning));
+    let meta = metadata::SIGNALS
+        .iter()
+        .map(|s| (format!("{}{}", metadata::PREFIX, s.name), s.meaning));
+    fetched.chain(rendered).chain(meta).collect()
 }
 
-/// The signal vector of a pair whose fetched bodies are `a` and `b`.
-pub fn vector(pair: &Pair, a: &Document, b: &Document) -> Vec<f64> {
+/// Names of the signal vector of a layout, in order.
+pub fn names(layout: Layout) -> Vec<String> {
+    described(layout).into_iter().map(|(n, _)| n).collect()
+}
+
+/// The documents a pair's vector is computed from: both fetched bodies, and
+/// both rendered bodies when the layout has them.
+pub struct PairBodies<'a> {
+    pub fetched: (&'a Document, &'a Document),
+    pub rendered: Option<(&'a Document, &'a Document)>,
+}
+
+/// The signal vector of a pair. Its layout is that of `bodies`: rendered
+/// signals are there exactly when rendered bodies are.
+pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
     let url_a = UrlParts::parse(&pair.a.url);
     let url_b = UrlParts::parse(&pair.b.url);
-    let query = Query::for_pair(pair.query.as_deref(), a, b);
-    let bodies = BodyPair {
+    let (fa, fb) = bodies.fetched;
+    // One query for both bodies: the snippet comparison must ask the same thing of each.
+    let query = Query::for_pair(pair.query.as_deref(), fa, fb);
+    let on = |a, b| BodyPair {
         a,
         b,
         url_a: &url_a,
         url_b: &url_b,
         query: &query,
     };
-    body_signals()
-        .map(|s| (s.compute)(&bodies))
-        .chain(metadata::SIGNALS.iter().map(|s| (s.compute)(pair)))
-        .map(sanitise)
-        .collect()
+    let fetched = on(fa, fb);
+    let mut out: Vec<f64> = body_signals().map(|s| (s.compute)(&fetched)).collect();
+    if let Some((ra, rb)) = bodies.rendered {
+        let rendered = on(ra, rb);
+        out.extend(rendered_body_signals().map(|s| (s.compute)(&rendered)));
+    }
+    out.extend(metadata::SIGNALS.iter().map(|s| (s.compute)(pair)));
+    out.into_iter().map(sanitise).collect()
 }
 
 /// The last guard before the tree: anything not finite becomes [`MISSING`].
@@ -121,14 +170,22 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_prefixed() {
-        let names = names();
-        let mut sorted = names.clone();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(sorted.len(), names.len());
-        assert!(names
+        for layout in [Layout::Fetched, Layout::FetchedAndRendered] {
+            let names = names(layout);
+            let mut sorted = names.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), names.len());
+            assert_eq!(Layout::of(&names), layout);
+        }
+        let fetched = names(Layout::Fetched);
+        assert!(fetched
             .iter()
             .all(|n| n.starts_with(FETCHED) || n.starts_with(metadata::PREFIX)));
+        let both = names(Layout::FetchedAndRendered);
+        // Fetched signals first, in the same order, so both layouts read alike.
+        assert_eq!(both[..10], fetched[..10]);
+        assert!(both.len() > fetched.len());
     }
 
     #[test]
