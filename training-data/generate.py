@@ -2651,7 +2651,7 @@ def article_payload(p, schema, rng, title=None):
     iso = '%04d-%02d-%02dT%02d:%02d:00Z' % (ymd[0], ymd[1], ymd[2], rng.randint(5, 22), rng.randint(0, 59))
     if schema in ('html', 'graphql'):
         body = _print_body(p)
-        if len(extract_text(body)) < 200:
+        if len(extract_text(body)) < max(200, 0.7 * len(p.core_text)):
             body = ''.join('<%s>%s</%s>' % (t, esc(x), t) for t, x in core_blocks(p))
         if schema == 'html':
             return {'t': title, 'a': byline, 'h': body, 'id': rng.randint(10000, 9999999)}
@@ -2717,8 +2717,13 @@ class Shell:
         self.lang = page.lang
         L = loc(page.lang)
         self.rng_key = rng.getrandbits(32)
+        # the page's own template around the mount point: only where the located core is the
+        # article (no long paragraphs left outside it), so the shell's fetched text is boilerplate
+        hybrid_ok = hybrid_ok and page.core_loc is not None and len(page.core_text) >= 0.3 * page.body_text_len \
+            and page.outside_par <= 0.3 * len(page.core_text)
+        self.headline = False
         self.tpl = rng.choices(['react-root', 'vue-app', 'skeleton', 'plain-ajax', 'hybrid'],
-                               [3, 3, 2, 2, 4 if (hybrid_ok and page.core_loc) else 0])[0]
+                               [3, 3, 2, 2, 4 if hybrid_ok else 0])[0]
         self.delivery = rng.choice(deliveries)
         if self.tpl == 'plain-ajax' and self.delivery == 'fetch-json':
             self.delivery = 'xhr-json'
@@ -2736,7 +2741,7 @@ class Shell:
         self.noscript = rng.choice(ns).format(s=page.site or 'this site') if rng.random() < 0.6 else ''
         self.bundle = '%x' % rng.getrandbits(40)
         self.app = rng.choice(APP_NAMES)
-        self.host = page.host or 'www.example.org'
+        self.host = (urlsplit(effective_url(page.url)).hostname or '').lower() or 'www.example.org'
         self.site = page.site or site_from(page.url, page.title)
         self.title_sep = rng.choice([' | ', ' - ', ' \u2013 ', ' \u00b7 '])
         self.dark = rng.random() < 0.2
@@ -2745,6 +2750,12 @@ class Shell:
         self.hybrid_base = self._hybrid_base(rng) if self.tpl == 'hybrid' else None
         if self.tpl == 'hybrid' and self.hybrid_base is None:
             self.tpl = 'react-root'
+        if self.tpl == 'hybrid':
+            # the page may already have an element with that id (skip-link targets are common)
+            while re.search(r'\bid\s*=\s*["\']?%s(?![\w-])' % re.escape(self.mount), self.hybrid_base):
+                self.mount += '-app'
+        if self.tpl == 'hybrid' and self.delivery in ('fetch-json', 'xhr-json') and BASE_RE.search(page.text):
+            self.delivery = 'attr-b64'     # a <base href> would send the relative data URL elsewhere
         if self.tpl == 'hybrid' and self.wrap == 'plain':
             self.wrap = 'iife'        # no globals next to the page's own scripts
         self.url_style = rng.choice(['app', 'mobile', 'query', 'appsub', 'story', 'articles'])
@@ -2968,7 +2979,7 @@ class Shell:
 def shell_url(shell, page, rng, title):
     """Where the shell page with page's article lives (the shell's host and URL scheme)."""
     host = shell.host
-    rd = regdom(host)
+    rd = site_key('https://' + host)      # registered domain; the blog's own host on multi-tenant hosts
     slug = url_slug(title or page.site, rng)
     st = shell.url_style
     if st == 'query':
@@ -3025,6 +3036,19 @@ HIDE_CSS = {
     'height-0': 'height:0;overflow:hidden',
     'opacity-0': 'opacity:0;position:absolute;pointer-events:none;z-index:-1',
 }
+# techniques whose rule must also reach the children (site CSS may size or colour p, a, h2, li)
+HIDE_DESCENDANTS = {'font-size-0', 'same-color', 'visibility-hidden'}
+BASE_RE = re.compile(r'<base\b[^>]*\bhref', re.I)
+
+
+def hide_rule(cls, tech, rng):
+    decl = HIDE_CSS[tech]
+    if rng.random() < 0.5:
+        decl = ';'.join(d + '!important' if '!important' not in d else d for d in decl.split(';'))
+    sel = '.%s,.%s *' % (cls, cls) if tech in HIDE_DESCENDANTS else '.' + cls
+    return '%s{%s}' % (sel, decl)
+
+
 # (technique, where the rule lives), weight
 HIDE_METHODS = [(('display-none', 'style'), 4), (('display-none', 'site-css'), 2), (('visibility-hidden', 'style'), 2),
                 (('offscreen', 'style'), 2), (('offscreen', 'site-css'), 1), (('text-indent', 'style'), 1),
@@ -3067,14 +3091,14 @@ def stuffing_keywords(p, rng):
     return sorted(set(out), key=out.index)
 
 
-def stuffing_block(p, rng, cls, attr):
+def stuffing_block(p, rng, cls, attr, style=None):
     kws = stuffing_keywords(p, rng)
     if not kws:
         return None
     nwords = len((p.core_text or '').split()) or p.body_text_len // 6
     n = max(250, min(3000, int(nwords * rng.uniform(0.5, 2.0))))
     weights = [1.0 / (1 + i * 0.3) for i in range(len(kws))]
-    style = rng.choice(['run', 'tags', 'sentences', 'list', 'headings'])
+    style = style or rng.choice(['run', 'tags', 'sentences', 'list', 'headings'])
     seq = rng.choices(kws, weights, k=max(20, n // max(1, sum(len(k.split()) for k in kws) // len(kws))))
     open_ = '<div class="%s"%s>' % (cls, attr)
     if style == 'run':
@@ -3117,7 +3141,11 @@ def stuffed_url(url, rng):
         return urlunsplit((sc, host[4:] if host.startswith('www.') else 'www.' + host, path, q, ''))
     if st == 2:
         return urlunsplit(('https', rng.choice(SCRAPER_HOSTS), '/' + host + path, q, ''))
-    return urlunsplit((sc, host, path + 'index.html' if path.endswith('/') else path + '/', q, ''))
+    if path.endswith('/'):
+        return urlunsplit((sc, host, path + 'index.html', q, ''))
+    if '.' in path.rsplit('/', 1)[-1]:
+        return urlunsplit((sc, host[4:] if host.startswith('www.') else 'www.' + host, path, q, ''))
+    return urlunsplit((sc, host, path + '/', q, ''))
 
 
 def t_hidden_stuffing(B, doc, rng):
@@ -3128,13 +3156,15 @@ def t_hidden_stuffing(B, doc, rng):
     cls = rng.choice(SHELL_CLASSES)
     if cls != 'kw' and rng.random() < 0.3:
         cls += '-%x' % rng.getrandbits(12)
-    rule = '.%s{%s}' % (cls, HIDE_CSS[tech])
+    if where == 'external-css' and BASE_RE.search(s):
+        where = 'style'           # a <base href> would send the relative stylesheet URL elsewhere
+    rule = hide_rule(cls, tech, rng)
     attr = ''
     if where == 'inline':
         attr = ' style="%s"' % HIDE_CSS[tech]
     elif where == 'hidden-attr':
         attr = ' hidden'
-    blk = stuffing_block(p, rng, cls, attr)
+    blk = stuffing_block(p, rng, cls, attr, 'run' if (where == 'inline' and tech == 'same-color') else None)
     if blk is None:
         return None, ''
     block, bstyle = blk
@@ -3144,20 +3174,54 @@ def t_hidden_stuffing(B, doc, rng):
     if pos_kind == 'after-core':
         pos = after_core_element(s)
     elif pos_kind == 'footer':
-        m = re.search(r'<footer\b[^>]*>', s, re.I)
-        pos = m.end() if m else None
+        # a real footer element (not one inside a script template or a comment)
+        tree = Tree(s)
+        fs = [el for el in tree.els if el.tag == 'footer' and not el.hidden]
+        pos = fs[0].ie if fs else None
+    # body and head bounds from tokens (a <body> inside an IE conditional comment is no body)
+    toks = tokenize(s)
+    b_open = [t[2] for t in toks if t[0] == 's' and t[3] == 'body'][:1]
+    b_close = [t[1] for t in toks if t[0] == 'e' and t[3] in ('body', 'html')][-1:]
     if pos is None:
-        pos = body_open_end(s) if pos_kind == 'body-start' else body_close_start(s)
+        if pos_kind == 'body-start':
+            pos = b_open[0] if b_open else body_open_end(s)
+        else:
+            pos = b_close[0] if b_close else len(s)
     s = s[:pos] + '\n' + block + '\n' + s[pos:]
-    head_end = re.search(r'</head\s*>', s, re.I)
-    hpos = head_end.start() if head_end else body_open_end(s)
+    hpos = None
+    for t in toks:
+        if t[1] >= pos:
+            break
+        if (t[0] == 'e' and t[3] == 'head') or (t[0] == 's' and t[3] == 'body'):
+            hpos = t[1]
+            break
+    if hpos is None:
+        hpos = body_open_end(s)
     if where == 'style':
         s = s[:hpos] + '<style>%s</style>\n' % rule + s[hpos:]
     elif where == 'site-css':
-        # the rule among the site's own rules (the last style element of the head), else a new one
-        ms = [m for m in re.finditer(r'</style\s*>', s[:hpos], re.I)]
-        if ms:
-            k = ms[-1].start()
+        # the rule among the site's own rules: the last style element of the head that applies
+        # on screen and is well-formed (no CDATA wrapper, balanced braces and comments), else a new one
+        k = None
+        noscript = 0
+        cur = None
+        for t in tokenize(s[:hpos]):
+            if t[0] == 's' and t[3] == 'noscript':
+                noscript += 1
+            elif t[0] == 'e' and t[3] == 'noscript':
+                noscript = max(0, noscript - 1)
+            elif t[0] == 's' and t[3] == 'style':
+                media = tag_attrs(s[t[1]:t[2]]).get('media', 'all').lower()
+                cur = [noscript == 0 and ('all' in media or 'screen' in media), '']
+            elif t[0] == 'r' and cur is not None:
+                cur[1] = s[t[1]:t[2]]
+            elif t[0] == 'e' and t[3] == 'style' and cur is not None:
+                css = cur[1]
+                if cur[0] and 'CDATA' not in css and css.count('{') == css.count('}') \
+                        and css.count('/*') == css.count('*/') and css.strip():
+                    k = t[1]
+                cur = None
+        if k is not None:
             s = s[:k] + '\n' + rule + '\n' + s[k:]
         else:
             s = s[:hpos] + '<style type="text/css">\n.clearfix:after{content:"";display:table;clear:both}\n%s\n'\
@@ -3176,7 +3240,7 @@ def t_hidden_stuffing(B, doc, rng):
         s = s[:hpos] + js + s[hpos:]
     d = derive(doc, s, url=stuffed_url(doc.url, rng), step='stuffing:%s:%s' % (tech, where))
     d.charset_page = doc.charset_page
-    var = '%s-%s' % (tech, where)
+    var = '%s+%s' % (tech, where)
     return d, var
 
 
@@ -3200,7 +3264,8 @@ def build_script_split(B, split, pages, targets):
         return '', original(p)
 
     shells = {}           # page id -> shells used for its client-rendered page (app-shell reuses them)
-    el = [p for p in pages if eligible(p, 'print')]
+    # the rendered article is the core: skip pages whose located core is a sliver of the page
+    el = [p for p in pages if eligible(p, 'print') and len(p.core_text) >= 0.08 * p.body_text_len]
 
     # ---- client-rendered: the page vs an app shell whose script builds the same article
     kind = 'client-rendered'
@@ -3311,6 +3376,10 @@ almost no text were left out. Original pages are stored byte for byte as served
 (gzip'd); derived pages are written as UTF-8.
 
 Source pages used: {n_read} from Readability, {n_traf} from trafilatura-eval.
+
+`docs/*.json` and `docs/*.css` are not pages: they are data files and stylesheets that some
+derived pages load by a relative URL (the article data of a client-rendered page, a
+stylesheet that hides stuffed keywords), made by the generator from the same sources.
 """
 
 
