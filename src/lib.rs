@@ -12,4 +12,5 @@ pub mod document;
 pub mod model;
 pub mod output;
 pub mod progress;
+pub mod render;
 pub mod signals;

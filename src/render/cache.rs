@@ -1,0 +1,77 @@
+//! Renders on disk, so that scoring the same documents again does not render again.
+//!
+//! An entry is `<dir>/<first two hex digits>/<key>.json` (the [`Rendered`] fields)
+//! with its screenshot beside it as `<key>.png`. The key hashes the document's bytes
+//! with the renderer's and Chromium's versions, so a changed document, renderer or
+//! browser simply misses. Files are written whole or not at all (temporary file +
+//! rename), the PNG first: a JSON file is only ever there with its screenshot.
+
+use super::{browser, Rendered, RENDERER_VERSION};
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub struct RenderCache {
+    dir: PathBuf,
+}
+
+impl RenderCache {
+    /// Opens (creating it if needed) the cache in `dir`; callers default to
+    /// `.twinpage-cache/render`.
+    pub fn open(dir: &Path) -> Result<RenderCache> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the render cache {}", dir.display()))?;
+        Ok(RenderCache {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The key of a document: blake3 of its (decompressed) bytes, [`RENDERER_VERSION`]
+    /// and the version of the Chromium named by `TWINPAGE_CHROMIUM` or
+    /// `/usr/bin/chromium`.
+    pub fn key(document_bytes: &[u8]) -> String {
+        let mut hasher = blake3::Hasher::new();
+        for part in [RENDERER_VERSION, browser::installed_version()] {
+            // Length-prefixed, so that no two (version, version) pairs hash alike.
+            hasher.update(&(part.len() as u64).to_le_bytes());
+            hasher.update(part.as_bytes());
+        }
+        hasher.update(document_bytes);
+        hasher.finalize().to_hex().to_string()
+    }
+
+    /// The stored render for `key`; None when missing, incomplete or unreadable.
+    pub fn get(&self, key: &str) -> Option<Rendered> {
+        let (json, png) = self.paths(key);
+        let mut rendered: Rendered = serde_json::from_slice(&std::fs::read(json).ok()?).ok()?;
+        rendered.screenshot_png = std::fs::read(png).ok()?;
+        Some(rendered)
+    }
+
+    /// Stores `rendered` under `key`, atomically.
+    pub fn put(&self, key: &str, rendered: &Rendered) -> Result<()> {
+        let (json, png) = self.paths(key);
+        let shard = json.parent().unwrap_or(&self.dir);
+        std::fs::create_dir_all(shard)
+            .with_context(|| format!("cannot create {}", shard.display()))?;
+        write_atomically(&png, &rendered.screenshot_png)?;
+        write_atomically(&json, &serde_json::to_vec(rendered)?)
+    }
+
+    fn paths(&self, key: &str) -> (PathBuf, PathBuf) {
+        let shard = self.dir.join(key.get(..2).unwrap_or("__"));
+        (
+            shard.join(format!("{key}.json")),
+            shard.join(format!("{key}.png")),
+        )
+    }
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(folder)?;
+    file.write_all(bytes)?;
+    file.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,231 @@
+//! Rendering documents in a real headless Chromium.
+//!
+//! The method compares two versions of every document: the *fetched* body, the HTML
+//! as it was served, and the *rendered* body, the page after a browser ran its
+//! scripts, frames and requests. The two differ exactly where fetched-body signals
+//! go wrong: a client-rendered page is an empty shell until its script fills it in
+//! (so unrelated pages of one app look alike, and a page looks unlike its own
+//! server-rendered copy), and keyword stuffing hidden with CSS is text in the
+//! fetched body that no reader ever sees.
+//!
+//! A render loads the document in Chromium with scripts on, waits for the `load`
+//! event and then for the network to be idle (no request for 500 ms), or for the
+//! deadline, and returns the serialised DOM (the *synthetic body*) with what a reader
+//! sees: the visible text, how much of the page images and text cover, how much of
+//! the DOM's text is hidden, and a screenshot.
+//!
+//! Pages are untrusted and rendering never touches the network: each document is
+//! served from a loopback server rooted at its folder (so it can fetch its
+//! siblings), and every request to any other address is blocked in the browser.
+//!
+//! - [`Renderer`] owns a pool of browsers (`browser.rs`) and renders documents on it;
+//! - [`RenderCache`] (`cache.rs`) keeps renders on disk, keyed by content and version;
+//! - `server.rs` is the loopback server, `page.rs` one render on one tab.
+
+mod browser;
+mod cache;
+mod page;
+mod server;
+
+pub use cache::RenderCache;
+
+use anyhow::{bail, Context, Result};
+use browser::{Pool, Slot};
+use serde::{Deserialize, Serialize};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Names what a render produces; part of the cache key, so bump it whenever the
+/// renderer's output changes (flags, settle rule, measurements, serialisation).
+pub const RENDERER_VERSION: &str = "twinpage-render-1";
+
+/// Documents are decompressed up to this size; a gzip bomb stops here.
+const MAX_DOCUMENT: u64 = 64 * 1024 * 1024;
+
+/// How to run the browsers.
+#[derive(Clone, Debug)]
+pub struct RenderOptions {
+    /// The Chromium binary: `TWINPAGE_CHROMIUM` if set, else `/usr/bin/chromium`.
+    pub chromium: PathBuf,
+    /// Time allowed for load and settle; after it, what has rendered is kept.
+    pub deadline: Duration,
+    /// Browsers rendering at once (default: four per core). A render spends most of
+    /// its time waiting (500 ms of network quiet, ~0.1 s per protocol call), so a
+    /// pool of one browser per core leaves the cores idle half the time.
+    pub tabs: usize,
+    /// Window (viewport) size in CSS pixels.
+    pub window: (u32, u32),
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        let chromium = std::env::var_os("TWINPAGE_CHROMIUM")
+            .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+        let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
+        RenderOptions {
+            chromium,
+            deadline: Duration::from_secs(10),
+            tabs: 4 * cores.max(1),
+            window: (1280, 1024),
+        }
+    }
+}
+
+/// A rendered document.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Rendered {
+    /// The serialised DOM after load and settle, with its doctype if it has one.
+    pub synthetic_body: String,
+    /// `document.body.innerText`: the text a reader sees.
+    pub visible_text: String,
+    /// `<img>` elements in the rendered DOM.
+    pub image_count: usize,
+    /// Share of the page (full scroll size) covered by visible images, in [0, 1].
+    pub image_area: f64,
+    /// Share of the page covered by visible text boxes, in [0, 1].
+    pub text_area: f64,
+    /// Share of the DOM's text (not counting whitespace) that is not visible, in [0, 1].
+    pub hidden_text_share: f64,
+    /// The deadline fired before load and settle finished; what had rendered is kept.
+    pub cut_off: bool,
+    /// The viewport as a PNG. Not in the JSON: the cache stores it as a file of its own.
+    #[serde(skip)]
+    pub screenshot_png: Vec<u8>,
+}
+
+/// A pool of headless Chromium browsers that render local documents.
+pub struct Renderer {
+    options: RenderOptions,
+    pool: Pool,
+    /// Holds every browser's profile; its path marks their processes.
+    profiles: tempfile::TempDir,
+}
+
+impl Renderer {
+    /// Starts the pool, launching one browser right away so that a Chromium that
+    /// cannot run fails here, once, with its reason.
+    pub fn start(options: RenderOptions) -> Result<Renderer> {
+        if !options.chromium.is_file() {
+            bail!(
+                "Chromium not found at {}: install it with `apt-get install -y chromium` \
+                 (or set TWINPAGE_CHROMIUM to a Chromium binary)",
+                options.chromium.display()
+            );
+        }
+        browser::install_interrupt_handler();
+        let profiles = tempfile::Builder::new()
+            .prefix("twinpage-chromium-")
+            .tempdir()
+            .context("cannot create a folder for browser profiles")?;
+        browser::register_profile_root(profiles.path());
+        let slots = (0..options.tabs.max(1))
+            .map(Slot::new)
+            .collect::<Result<Vec<_>>>()?;
+        let renderer = Renderer {
+            options,
+            pool: Pool::new(slots),
+            profiles,
+        };
+        renderer
+            .pool
+            .take()
+            .ready(&renderer.options, renderer.profiles.path())
+            .context("Chromium does not start")?;
+        Ok(renderer)
+    }
+
+    /// Renders one local document (a path to .html or .html.gz; gzip, recognised by its
+    /// magic bytes 1f 8b, is decompressed before serving). The page is served from a
+    /// loopback HTTP server rooted at the document's folder so that it can fetch its
+    /// siblings; every request to any other address is blocked.
+    pub fn render(&self, document: &Path) -> Result<Rendered> {
+        self.pool
+            .take()
+            .render(document, &self.options, self.profiles.path())
+    }
+
+    /// Renders many documents on the tab pool (in parallel, `tabs` at a time), calling
+    /// `on_done` after each (for a progress bar); returns results in input order. A
+    /// browser that dies or hangs is replaced and the run goes on (the page that
+    /// killed it gets an Err, the others still render).
+    pub fn render_all(
+        &self,
+        documents: &[PathBuf],
+        on_done: &(dyn Fn() + Sync),
+    ) -> Vec<Result<Rendered>> {
+        let next = AtomicUsize::new(0);
+        let workers = self.options.tabs.clamp(1, documents.len().max(1));
+        let mut results: Vec<Option<Result<Rendered>>> = documents.iter().map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut slot = self.pool.take();
+                        let mut done = Vec::new();
+                        loop {
+                            let index = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(document) = documents.get(index) else {
+                                break done;
+                            };
+                            let rendered =
+                                slot.render(document, &self.options, self.profiles.path());
+                            done.push((index, rendered));
+                            on_done();
+                        }
+                    })
+                })
+                .collect();
+            for handle in handles {
+                let done = handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                for (index, rendered) in done {
+                    results[index] = Some(rendered);
+                }
+            }
+        });
+        results
+            .into_iter()
+            .map(|result| result.unwrap_or_else(|| bail!("document was not rendered")))
+            .collect()
+    }
+}
+
+impl Drop for Renderer {
+    /// Kills every browser of this renderer (each one's whole process group), then
+    /// anything still carrying one of its profiles, before the profiles are removed.
+    fn drop(&mut self) {
+        self.pool.clear();
+        browser::kill_processes_mentioning(&browser::profile_root_marker(self.profiles.path()));
+        browser::unregister_profile_root(self.profiles.path());
+    }
+}
+
+/// Reads a document, decompressing it if it is gzip (recognised by its magic bytes,
+/// whatever its name). These are the bytes that are rendered and that key the cache.
+pub fn read_document(path: &Path) -> Result<Vec<u8>> {
+    let raw = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if !raw.starts_with(&[0x1f, 0x8b]) {
+        return Ok(raw);
+    }
+    let mut body = Vec::new();
+    flate2::read::MultiGzDecoder::new(raw.as_slice())
+        .take(MAX_DOCUMENT)
+        .read_to_end(&mut body)
+        .with_context(|| format!("cannot decompress {}", path.display()))?;
+    Ok(body)
+}
+
+/// The document's name in its URL: its file name without a `.gz` ending.
+fn served_name(path: &Path) -> Result<String> {
+    let Some(name) = path.file_name() else {
+        bail!("{} is not a file", path.display());
+    };
+    let name = name.to_string_lossy();
+    Ok(name.strip_suffix(".gz").unwrap_or(&name).to_string())
+}
+
+#[cfg(test)]
+mod tests;

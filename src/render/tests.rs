@@ -1,0 +1,375 @@
+//! These tests drive the real Chromium (`/usr/bin/chromium`, or TWINPAGE_CHROMIUM).
+
+use super::browser::{processes_mentioning, profile_root_marker};
+use super::*;
+use std::io::Write;
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::time::Instant;
+
+/// A folder holding the given files.
+fn site(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    for (name, content) in files {
+        std::fs::write(dir.path().join(name), content).expect("write a test file");
+    }
+    dir
+}
+
+fn renderer(deadline_secs: u64, tabs: usize) -> Renderer {
+    Renderer::start(RenderOptions {
+        deadline: Duration::from_secs(deadline_secs),
+        tabs,
+        ..RenderOptions::default()
+    })
+    .expect("Chromium starts (apt-get install -y chromium)")
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).expect("gzip in memory");
+    encoder.finish().expect("gzip in memory")
+}
+
+/// Loads until the deadline: every script writes the next one, so the parser never
+/// finishes, `load` never fires and the network is never idle.
+const ENDLESS_PAGE: &[u8] = b"<!doctype html><html><body><p>kept from before the hang</p>\
+    <script src=\"chain.js\"></script><p>never parsed</p></body></html>";
+const CHAIN_JS: &[u8] =
+    b"document.write('<script src=\"chain.js?' + Math.random() + '\"><\\/script>');";
+
+const PLAIN_PAGE: &[u8] = b"<!doctype html><html><body><p>an ordinary page</p></body></html>";
+
+#[test]
+fn script_inserted_paragraphs_are_in_the_rendered_body() {
+    let page = br#"<!doctype html><html><head><title>t</title></head><body>
+        <p>served paragraph</p>
+        <script>
+          document.body.insertAdjacentHTML('beforeend', '<p>inserted at load</p>');
+          setTimeout(() => document.body.insertAdjacentHTML('beforeend',
+                                                             '<p>inserted after 300 ms</p>'), 300);
+        </script></body></html>"#;
+    let dir = site(&[("page.html", page)]);
+    let rendered = renderer(10, 1)
+        .render(&dir.path().join("page.html"))
+        .expect("renders");
+    for text in [
+        "served paragraph",
+        "inserted at load",
+        "inserted after 300 ms",
+    ] {
+        assert!(
+            rendered.synthetic_body.contains(text),
+            "{text} missing from the DOM"
+        );
+        assert!(
+            rendered.visible_text.contains(text),
+            "{text} missing from innerText"
+        );
+    }
+    assert!(rendered.synthetic_body.starts_with("<!DOCTYPE html><html>"));
+    assert!(!rendered.cut_off);
+    assert!(rendered.screenshot_png.starts_with(b"\x89PNG\r\n\x1a\n"));
+}
+
+#[test]
+fn a_gzipped_page_fetches_its_sibling_from_the_loopback_server() {
+    let page = br#"<!doctype html><html><body><div id="out">waiting</div><script>
+        fetch('data.json').then(response => response.json()).then(data => {
+          document.getElementById('out').textContent = data.message;
+        });
+        </script></body></html>"#;
+    let data = br#"{"message": "content from the sibling file"}"#;
+    let dir = site(&[("page.html.gz", &gzip(page)), ("data.json", data)]);
+    let rendered = renderer(10, 1)
+        .render(&dir.path().join("page.html.gz"))
+        .expect("renders");
+    assert!(rendered
+        .visible_text
+        .contains("content from the sibling file"));
+    assert!(!rendered.visible_text.contains("waiting"));
+    assert!(!rendered.cut_off);
+}
+
+#[test]
+fn a_page_that_never_finishes_loading_is_cut_off_and_the_next_render_works() {
+    let dir = site(&[
+        ("endless.html", ENDLESS_PAGE),
+        ("chain.js", CHAIN_JS),
+        ("plain.html", PLAIN_PAGE),
+    ]);
+    let renderer = renderer(2, 1);
+    let started = Instant::now();
+    let endless = renderer
+        .render(&dir.path().join("endless.html"))
+        .expect("renders");
+    let took = started.elapsed();
+    assert!(endless.cut_off);
+    assert!(endless.visible_text.contains("kept from before the hang"));
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(8),
+        "took {took:?}"
+    );
+
+    let plain = renderer
+        .render(&dir.path().join("plain.html"))
+        .expect("renders");
+    assert!(!plain.cut_off);
+    assert!(plain.visible_text.contains("an ordinary page"));
+}
+
+#[test]
+fn a_script_that_never_yields_is_interrupted_and_the_page_kept() {
+    let page = b"<!doctype html><html><body><p>written before the loop</p>\
+        <script>setTimeout(() => { for (;;) {} }, 100);</script></body></html>";
+    let dir = site(&[("busy.html", page), ("plain.html", PLAIN_PAGE)]);
+    let renderer = renderer(2, 1);
+    let busy = renderer
+        .render(&dir.path().join("busy.html"))
+        .expect("renders");
+    assert!(busy.visible_text.contains("written before the loop"));
+    let plain = renderer
+        .render(&dir.path().join("plain.html"))
+        .expect("renders");
+    assert!(plain.visible_text.contains("an ordinary page"));
+}
+
+#[test]
+fn nothing_gets_out_but_requests_to_the_pages_own_server() {
+    // Another loopback port stands for "outside": it must see no connection at all.
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    listener
+        .set_nonblocking(true)
+        .expect("nonblocking listener");
+    let port = listener.local_addr().expect("local address").port();
+    let page = format!(
+        r#"<!doctype html><html><body><h1>outcomes</h1><ul id="out"></ul>
+        <form id="form" method="post" action="http://10.1.2.3/submit"><input name="q" value="1"></form>
+        <script>
+          const report = (name, outcome) => document.getElementById('out')
+              .insertAdjacentHTML('beforeend', '<li>' + name + ': ' + outcome + '</li>');
+          const probe = (name, url) => fetch(url)
+              .then(() => report(name, 'reached'), () => report(name, 'failed'));
+          probe('hostname', 'http://example.com/x');
+          probe('listener', 'http://127.0.0.1:{port}/x');
+          probe('localhost', 'http://localhost:{port}/x');
+          const image = new Image();
+          image.onload = () => report('image', 'reached');
+          image.onerror = () => report('image', 'failed');
+          image.src = 'http://93.184.216.34/a.png';
+          const socket = new WebSocket('ws://127.0.0.1:{port}/');
+          socket.onopen = () => report('websocket', 'reached');
+          socket.onerror = () => report('websocket', 'failed');
+          setTimeout(() => document.getElementById('form').submit(), 100);
+        </script></body></html>"#
+    );
+    let dir = site(&[("probe.html", page.as_bytes())]);
+    let renderer = renderer(10, 1);
+    let (connections, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
+    let rendered = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !stop.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok(_) => _ = connections.fetch_add(1, Ordering::SeqCst),
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        let rendered = renderer.render(&dir.path().join("probe.html"));
+        stop.store(true, Ordering::SeqCst);
+        rendered.expect("renders")
+    });
+    assert_eq!(
+        connections.load(Ordering::SeqCst),
+        0,
+        "a request reached port {port}"
+    );
+    // The form's POST elsewhere was answered "no content": the tab stayed on the page.
+    assert!(
+        rendered.visible_text.contains("outcomes"),
+        "{}",
+        rendered.visible_text
+    );
+    for probe in ["hostname", "listener", "localhost", "image", "websocket"] {
+        let line = format!("{probe}: failed");
+        assert!(
+            rendered.visible_text.contains(&line),
+            "{line} missing: {}",
+            rendered.visible_text
+        );
+    }
+    assert!(!rendered.visible_text.contains("reached"));
+}
+
+#[test]
+fn hidden_keyword_stuffing_shows_as_hidden_text() {
+    let stuffing = "cheap flights hotel deals ".repeat(40);
+    let stuffed = format!(
+        "<!doctype html><html><body><p>A short article about travelling by train.</p>\
+         <div style=\"display:none\">{stuffing}</div>\
+         <span style=\"visibility:hidden\">{stuffing}</span></body></html>"
+    );
+    let clean = b"<!doctype html><html><body><p>A short article about travelling by train.</p>\
+        <script>var notText = 'script source is not page text';</script></body></html>";
+    let dir = site(&[("stuffed.html", stuffed.as_bytes()), ("clean.html", clean)]);
+    let documents = [
+        dir.path().join("stuffed.html"),
+        dir.path().join("clean.html"),
+    ];
+    let results = renderer(10, 2).render_all(&documents, &|| {});
+    let stuffed = results[0].as_ref().expect("renders");
+    let clean = results[1].as_ref().expect("renders");
+    assert!(
+        stuffed.hidden_text_share > 0.3,
+        "{}",
+        stuffed.hidden_text_share
+    );
+    assert!(
+        clean.hidden_text_share < 0.05,
+        "{}",
+        clean.hidden_text_share
+    );
+    assert!(!stuffed.visible_text.contains("cheap flights"));
+}
+
+#[test]
+fn a_big_image_covers_the_page_and_text_does_not() {
+    const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    let picture = format!(
+        "<!doctype html><html><body style=\"margin:0\">\
+         <img src=\"data:image/png;base64,{PIXEL}\" width=\"800\" height=\"600\"><p>caption</p>\
+         </body></html>"
+    );
+    let drawing = b"<!doctype html><html><body style=\"margin:0\">\
+        <svg width=\"800\" height=\"600\"><rect width=\"800\" height=\"600\" fill=\"teal\"/></svg>\
+        </body></html>";
+    let text = format!(
+        "<!doctype html><html><body>{}</body></html>",
+        "<p>Only words on this page, line after line of them.</p>".repeat(10)
+    );
+    let dir = site(&[
+        ("picture.html", picture.as_bytes()),
+        ("drawing.html", drawing),
+        ("text.html", text.as_bytes()),
+    ]);
+    let documents = ["picture.html", "drawing.html", "text.html"].map(|name| dir.path().join(name));
+    let done = AtomicUsize::new(0);
+    let results = renderer(10, 2).render_all(&documents, &|| {
+        done.fetch_add(1, Ordering::SeqCst);
+    });
+    assert_eq!(done.load(Ordering::SeqCst), 3);
+    let [picture, drawing, text] = [0, 1, 2].map(|i| results[i].as_ref().expect("renders"));
+    assert_eq!(picture.image_count, 1);
+    assert!(picture.image_area > 0.3, "{}", picture.image_area);
+    assert!(drawing.image_area > 0.3, "{}", drawing.image_area);
+    assert_eq!(drawing.image_count, 0);
+    assert!(text.image_area < 0.01, "{}", text.image_area);
+    assert!(
+        text.text_area > 0.01 && text.text_area > picture.text_area,
+        "{}",
+        text.text_area
+    );
+}
+
+#[test]
+fn the_cache_round_trips_and_keys_follow_the_content() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let cache = RenderCache::open(&dir.path().join("render")).expect("opens");
+    let key = RenderCache::key(b"<p>one</p>");
+    assert_eq!(key, RenderCache::key(b"<p>one</p>"));
+    assert_ne!(key, RenderCache::key(b"<p>two</p>"));
+    assert!(cache.get(&key).is_none());
+    let rendered = Rendered {
+        synthetic_body: "<html><body><p>one</p></body></html>".into(),
+        visible_text: "one".into(),
+        image_count: 2,
+        image_area: 0.25,
+        text_area: 0.125,
+        hidden_text_share: 0.5,
+        cut_off: true,
+        screenshot_png: b"\x89PNG not really".to_vec(),
+    };
+    cache.put(&key, &rendered).expect("stores");
+    assert_eq!(cache.get(&key), Some(rendered));
+    let json = std::fs::read_to_string(
+        dir.path()
+            .join("render")
+            .join(&key[..2])
+            .join(format!("{key}.json")),
+    )
+    .expect("the JSON entry");
+    assert!(
+        !json.contains("screenshot"),
+        "the screenshot is a file of its own"
+    );
+}
+
+/// Waits a little for killed processes to vanish from /proc.
+fn survivors(marker: &str) -> Vec<i32> {
+    let started = Instant::now();
+    loop {
+        let alive = processes_mentioning(marker);
+        if alive.is_empty() || started.elapsed() > Duration::from_secs(3) {
+            return alive;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_crashed_browser_is_replaced_and_no_process_outlives_the_renderer() {
+    let dir = site(&[
+        ("endless.html", ENDLESS_PAGE),
+        ("chain.js", CHAIN_JS),
+        ("one.html", PLAIN_PAGE),
+        ("two.html", PLAIN_PAGE),
+    ]);
+    let renderer = renderer(3, 1);
+    let marker = profile_root_marker(renderer.profiles.path());
+    assert!(!processes_mentioning(&marker).is_empty());
+    let documents = ["endless.html", "one.html", "two.html"].map(|name| dir.path().join(name));
+    let results = std::thread::scope(|scope| {
+        // Crash the browser while it renders the first page: kill its main process.
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_secs(1));
+            for pid in processes_mentioning(&marker) {
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                if !String::from_utf8_lossy(&cmdline).contains("--type=") {
+                    // SAFETY: kill(2) on a pid just read from /proc.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+            }
+        });
+        renderer.render_all(&documents, &|| {})
+    });
+    assert!(
+        results[0].is_err(),
+        "the page whose browser died is an error"
+    );
+    for result in &results[1..] {
+        assert!(result
+            .as_ref()
+            .expect("renders")
+            .visible_text
+            .contains("an ordinary page"));
+    }
+    drop(renderer);
+    assert_eq!(
+        survivors(&marker),
+        Vec::<i32>::new(),
+        "Chromium processes outlived the renderer"
+    );
+}
+
+#[test]
+fn a_missing_chromium_says_how_to_install_it() {
+    let options = RenderOptions {
+        chromium: PathBuf::from("/nonexistent/chromium"),
+        ..RenderOptions::default()
+    };
+    let error = Renderer::start(options).err().expect("no browser there");
+    assert!(
+        error.to_string().contains("apt-get install -y chromium"),
+        "{error}"
+    );
+}
