@@ -15,6 +15,7 @@ Everything is derived from --seed: two runs give byte-identical output.
 Paths are resolved relative to the current directory (run it from the repo root).
 """
 import argparse
+import base64
 import codecs
 import datetime
 import csv
@@ -55,7 +56,7 @@ N_TRAFILATURA = 300           # seeded subset of the trafilatura pages (size bud
 TRAF_MAX_GZ = 20_000          # ... among pages whose gzip size is at most this
 DERIVED_BUDGET = 75_000       # a page gives at most max(2, this / its gzip size) full-size derived documents
 REF_GZ = 9_000                # pages bigger than this (gzip) are picked for derived documents less often
-BUDGET_BYTES = 33 * 1000 * 1000
+BUDGET_BYTES = 34 * 1000 * 1000    # documents and sibling files (web/ stays under ~36 MB)
 
 MARK_S = '<!--twp:core-->'
 MARK_E = '<!--/twp:core-->'
@@ -2552,6 +2553,806 @@ def build_split(B, split, pages, targets):
 
 # ----------------------------------------------------------------------------------------
 
+# ----------------------------------------------------------------------------------------
+# pairs whose truth depends on rendering: client-rendered pages, app shells, hidden text.
+#
+# Built after every other kind, from their own random streams (hrng(seed, 'scripts', ...)),
+# and written after the other rows: the pairs above stay byte-identical.
+
+SCRIPT_TARGETS = {'client-rendered': 150, 'app-shell': 150, 'hidden-stuffing': 150}
+SCRIPT_LABELS = {'client-rendered': 1, 'app-shell': 0, 'hidden-stuffing': 1}
+SCRIPT_TEST_MIN = 36
+SCRIPT_DOC_BYTES = 45_000     # a page gives at most max(1, this / its gzip size) full-size documents here (at most 3)
+
+PLACEHOLDERS = {
+    'en': ['Loading\u2026', 'Loading article\u2026', 'Please wait\u2026', 'Loading, please wait', 'One moment\u2026',
+           'Fetching the latest story\u2026', 'Loading content', ''],
+    'de': ['Wird geladen \u2026', 'Artikel wird geladen \u2026', 'Bitte warten \u2026', 'Inhalt wird geladen', ''],
+    'fr': ['Chargement\u2026', 'Chargement de l\u2019article\u2026', 'Veuillez patienter\u2026', ''],
+    'es': ['Cargando\u2026', 'Cargando artículo\u2026', 'Espere, por favor\u2026', ''],
+    'it': ['Caricamento\u2026', 'Attendere prego\u2026', ''],
+    'pt': ['Carregando\u2026', 'Aguarde\u2026', ''],
+    'nl': ['Laden\u2026', 'Even geduld\u2026', ''],
+    'pl': ['Ładowanie\u2026', 'Proszę czekać\u2026', ''],
+    'zh': ['加载中\u2026', '正在加载\u2026', ''],
+    'ja': ['読み込み中\u2026', 'しばらくお待ちください\u2026', ''],
+}
+NOSCRIPT = {
+    'en': ['You need to enable JavaScript to run this app.',
+           'We\u2019re sorry but {s} doesn\u2019t work properly without JavaScript enabled. Please enable it to continue.',
+           'Please enable JavaScript to read this article.'],
+    'de': ['Bitte aktivieren Sie JavaScript, um {s} zu nutzen.', 'JavaScript ist deaktiviert.'],
+    'fr': ['Veuillez activer JavaScript pour afficher {s}.'],
+    'es': ['Activa JavaScript para ver {s}.'],
+}
+FOOTER_L10N = {
+    'en': ('All rights reserved.', ['About us', 'Contact', 'Privacy policy', 'Terms of use', 'Advertise', 'Careers']),
+    'de': ('Alle Rechte vorbehalten.', ['Über uns', 'Kontakt', 'Datenschutz', 'Impressum', 'AGB', 'Werbung']),
+    'fr': ('Tous droits réservés.', ['À propos', 'Contact', 'Confidentialité', 'Mentions légales', 'Publicité']),
+    'es': ('Todos los derechos reservados.', ['Quiénes somos', 'Contacto', 'Privacidad', 'Aviso legal', 'Publicidad']),
+    'it': ('Tutti i diritti riservati.', ['Chi siamo', 'Contatti', 'Privacy', 'Note legali']),
+    'pt': ('Todos os direitos reservados.', ['Quem somos', 'Contato', 'Privacidade', 'Termos de uso']),
+}
+SPAM_WORDS = {
+    'en': ['best', 'cheap', 'free', 'online', 'buy', 'deals', 'review', 'download', 'top 10', 'discount',
+           'official', 'near me', '2024', 'sale', 'coupon', 'price', 'reviews', 'free shipping'],
+    'de': ['günstig', 'kaufen', 'kostenlos', 'beste', 'online', 'Test', 'Angebot', 'Vergleich', 'Rabatt',
+           '2024', 'billig', 'Testsieger', 'Preis'],
+    'fr': ['pas cher', 'gratuit', 'meilleur', 'en ligne', 'acheter', 'promo', 'avis', '2024', 'soldes', 'prix'],
+    'es': ['barato', 'gratis', 'mejor', 'online', 'comprar', 'oferta', 'opiniones', '2024', 'descuento', 'precio'],
+    'it': ['economico', 'gratis', 'migliore', 'online', 'comprare', 'offerta', 'recensioni', '2024', 'sconto'],
+    'pt': ['barato', 'grátis', 'melhor', 'online', 'comprar', 'oferta', 'avaliações', '2024', 'desconto'],
+    'nl': ['goedkoop', 'gratis', 'beste', 'online', 'kopen', 'aanbieding', 'review', '2024', 'korting'],
+    'pl': ['tanio', 'za darmo', 'najlepszy', 'online', 'kup', 'promocja', 'opinie', '2024', 'cena'],
+}
+SHELL_CLASSES = ['kw', 'seo-text', 'tags-extra', 'related-terms', 'hidden-keywords', 'ft-links', 'x-meta',
+                 'search-terms', 'sitemap-terms', 'tagline-cloud', 'footer-seo', 'kwd', 'txt-extra']
+APP_NAMES = ['reader', 'news-app', 'frontend', 'web', 'client', 'story-app', 'pwa', 'spa', 'site']
+
+
+def js_json(obj, ascii_only=True):
+    """JSON that is safe inside an inline <script> (no '<', '>' or '&' characters)."""
+    s = json.dumps(obj, ensure_ascii=ascii_only, separators=(',', ':'))
+    return s.replace('<', '\\u003c').replace('>', '\\u003e').replace('&', '\\u0026') \
+        .replace('\u2028', '\\u2028').replace('\u2029', '\\u2029')
+
+
+def b64(obj):
+    return base64.b64encode(json.dumps(obj, ensure_ascii=False, separators=(',', ':')).encode('utf-8')).decode('ascii')
+
+
+def chunked(s, rng, lo=60, hi=400):
+    out, i = [], 0
+    while i < len(s):
+        k = rng.randint(lo, hi)
+        out.append(s[i:i + k])
+        i += k
+    return out
+
+
+def core_blocks(p):
+    """The core text as (tag, text) blocks: short lines without closing punctuation are subheadings."""
+    out = []
+    for line in (p.core_text or '').split('\n'):
+        line = line.strip()
+        if len(line) < 2:
+            continue
+        head = len(line) <= 80 and not re.search(r'[.!?:;,\u3002\uff01\uff1f"\u201d\u2019)]$', line) \
+            and len(line.split()) <= 12 and out
+        out.append(('h2' if head else 'p', line))
+    return out
+
+
+def article_payload(p, schema, rng, title=None):
+    """The article (title and core) as the data a client-side app would receive."""
+    title = title or p.ctitle or p.title or p.site
+    byline = p.byline if p.byline and len(p.byline) < 120 else (rng.choice(NAMES2) if rng.random() < 0.4 else '')
+    date, ymd = rand_date(rng, p.lang, 2015, 2024)
+    iso = '%04d-%02d-%02dT%02d:%02d:00Z' % (ymd[0], ymd[1], ymd[2], rng.randint(5, 22), rng.randint(0, 59))
+    if schema in ('html', 'graphql'):
+        body = _print_body(p)
+        if len(extract_text(body)) < max(200, 0.7 * len(p.core_text)):
+            body = ''.join('<%s>%s</%s>' % (t, esc(x), t) for t, x in core_blocks(p))
+        if schema == 'html':
+            return {'t': title, 'a': byline, 'h': body, 'id': rng.randint(10000, 9999999)}
+        return {'data': {'article': {'id': 'A%d' % rng.randint(100000, 999999), 'title': title,
+                                     'author': {'name': byline} if byline else None, 'publishedAt': iso,
+                                     'contentHtml': body, 'section': rng.choice(['news', 'features', 'blog', 'story'])}}}
+    blocks = core_blocks(p)
+    if schema == 'blocks':
+        return {'title': title, 'byline': byline, 'published': date,
+                'blocks': [{'type': t, 'text': x} for t, x in blocks]}
+    return {'headline': title, 'author': byline, 'date': iso[:10], 'body': [[t, x] for t, x in blocks]}
+
+
+# client-side renderers, one per payload schema; %MOUNT% is the mount element's id
+RENDER_JS = {
+    'blocks': '''function render(d){
+  var root=document.getElementById('%MOUNT%');if(!root)return;
+  var art=document.createElement('article');art.className='%ACLS%';
+  var h=document.createElement('h1');h.textContent=d.title;art.appendChild(h);
+  if(d.byline||d.published){var m=document.createElement('p');m.className='meta';
+    m.textContent=[d.byline,d.published].filter(Boolean).join(' \\u00b7 ');art.appendChild(m);}
+  for(var i=0;i<d.blocks.length;i++){var b=d.blocks[i],e=document.createElement(b.type);e.textContent=b.text;art.appendChild(e);}
+  while(root.firstChild)root.removeChild(root.firstChild);
+  root.appendChild(art);root.removeAttribute('aria-busy');%TITLE%
+}''',
+    'tuples': '''const esc=s=>String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
+function render(d){
+  const el=document.getElementById('%MOUNT%');if(!el)return;
+  el.innerHTML=`<article class="%ACLS%"><header><h1>${esc(d.headline)}</h1>`+
+    (d.author?`<p class="byline">${esc(d.author)} <time>${esc(d.date)}</time></p>`:'')+'</header>'+
+    d.body.map(([t,x])=>`<${t}>${esc(x)}</${t}>`).join('')+'</article>';
+  el.classList.remove('is-loading');%TITLE%
+}''',
+    'html': '''function render(d){
+  var el=document.getElementById('%MOUNT%');if(!el)return;
+  var t=document.createElement('div');t.textContent=d.t;
+  el.innerHTML='<div class="%ACLS%"><h1 class="entry-title">'+t.innerHTML+'</h1>'+
+    (d.a?'<div class="entry-author">'+d.a.replace(/</g,'&lt;')+'</div>':'')+'<div class="entry-content">'+d.h+'</div></div>';%TITLE%
+}''',
+    'graphql': '''function render(res){
+  var a=res&&res.data&&res.data.article;var el=document.getElementById('%MOUNT%');if(!a||!el)return;
+  var f=document.createDocumentFragment(),h=document.createElement('h1');h.textContent=a.title;f.appendChild(h);
+  if(a.author){var by=document.createElement('address');by.textContent=a.author.name;f.appendChild(by);}
+  var body=document.createElement('section');body.className='%ACLS%';body.innerHTML=a.contentHtml;f.appendChild(body);
+  el.textContent='';el.appendChild(f);el.setAttribute('data-loaded','true');%TITLE%
+}''',
+}
+TITLE_JS = {'blocks': 'document.title=d.title+%SUFFIX%;', 'tuples': 'document.title=d.headline+%SUFFIX%;',
+            'html': 'document.title=d.t+%SUFFIX%;', 'graphql': 'document.title=a.title+%SUFFIX%;'}
+B64_JS = ('function unb64(s){var b=atob(s),u=new Uint8Array(b.length);'
+          'for(var i=0;i<b.length;i++)u[i]=b.charCodeAt(i);return new TextDecoder(\'utf-8\').decode(u);}')
+
+
+MOUNT_TOKEN = '\x00twp:mount\x00'
+
+
+class Shell:
+    """One app-shell instance: chrome, placeholder, script style and data delivery. The same
+    instance with two articles gives two pages whose fetched HTML differs only in the data."""
+
+    def __init__(self, page, rng, deliveries, hybrid_ok=True):
+        self.page = page
+        self.lang = page.lang
+        L = loc(page.lang)
+        self.rng_key = rng.getrandbits(32)
+        # the page's own template around the mount point: only where the located core is the
+        # article (no long paragraphs left outside it), so the shell's fetched text is boilerplate
+        hybrid_ok = hybrid_ok and page.core_loc is not None and len(page.core_text) >= 0.3 * page.body_text_len \
+            and page.outside_par <= 0.3 * len(page.core_text)
+        self.headline = False
+        self.tpl = rng.choices(['react-root', 'vue-app', 'skeleton', 'plain-ajax', 'hybrid'],
+                               [3, 3, 2, 2, 4 if hybrid_ok else 0])[0]
+        self.delivery = rng.choice(deliveries)
+        if self.tpl == 'plain-ajax' and self.delivery == 'fetch-json':
+            self.delivery = 'xhr-json'
+        self.schema = rng.choice(['blocks', 'tuples', 'html', 'graphql'])
+        self.timing = rng.choices(['dcl', 'dcl-timeout', 'load', 'ready-state'], [4, 3, 1, 2])[0]
+        self.delay = rng.randint(100, 800)
+        self.wrap = rng.choice(['iife', 'bang', 'plain', 'module'])
+        self.mount = rng.choice(['root', 'app', 'main-content', 'article-root', 'story', '__next', 'page-app'])
+        self.acls = rng.choice(['article', 'story-body', 'post', 'c-article', 'entry', 'ArticleBody', 'content-body'])
+        self.title_mode = rng.choices(['generic', 'article'], [3, 2])[0]
+        self.ascii = rng.random() < 0.6
+        ph = PLACEHOLDERS.get(self.lang, PLACEHOLDERS['en'])
+        self.placeholder = rng.choice(ph)
+        ns = NOSCRIPT.get(self.lang, NOSCRIPT['en'])
+        self.noscript = rng.choice(ns).format(s=page.site or 'this site') if rng.random() < 0.6 else ''
+        self.bundle = '%x' % rng.getrandbits(40)
+        self.app = rng.choice(APP_NAMES)
+        self.host = (urlsplit(effective_url(page.url)).hostname or '').lower() or 'www.example.org'
+        self.site = page.site or site_from(page.url, page.title)
+        self.title_sep = rng.choice([' | ', ' - ', ' \u2013 ', ' \u00b7 '])
+        self.dark = rng.random() < 0.2
+        self.nav = self._nav(rng, L)
+        self.footer = self._footer(rng)
+        self.hybrid_base = self._hybrid_base(rng) if self.tpl == 'hybrid' else None
+        if self.tpl == 'hybrid' and self.hybrid_base is None:
+            self.tpl = 'react-root'
+        if self.tpl == 'hybrid':
+            # the page may already have an element with that id (skip-link targets are common)
+            while re.search(r'\bid\s*=\s*["\']?%s(?![\w-])' % re.escape(self.mount), self.hybrid_base):
+                self.mount += '-app'
+        if self.tpl == 'hybrid' and self.delivery in ('fetch-json', 'xhr-json') and BASE_RE.search(page.text):
+            self.delivery = 'attr-b64'     # a <base href> would send the relative data URL elsewhere
+        if self.tpl == 'hybrid' and self.wrap == 'plain':
+            self.wrap = 'iife'        # no globals next to the page's own scripts
+        self.url_style = rng.choice(['app', 'mobile', 'query', 'appsub', 'story', 'articles'])
+        self.qparam = rng.choice(['view=app', 'client=1', 'spa=1', 'render=client'])
+
+    # ---- chrome
+
+    def _real_fragment(self, tags, min_links, max_text):
+        """The page's own nav / footer element (cleaned), if it has a usable one."""
+        p = self.page
+        tree = Tree(p.text)
+        for el in tree.els:
+            if el.tag not in tags or el.hidden or el.ce is None:
+                continue
+            inner = p.text[el.ie:el.ce]
+            if len(inner) > 60000:
+                continue
+            frag = clean_fragment(inner, p.url)
+            txt = extract_text(frag)
+            nl = len(re.findall(r'<a\s', frag))
+            if nl >= min_links and 20 <= len(txt) <= max_text and len(frag) < 12000 \
+                    and not re.search(r'<h[12][\s>]', frag):
+                return frag
+        return ''
+
+    def _nav(self, rng, L):
+        real = ''
+        if rng.random() < 0.6:
+            real = self._real_fragment(('nav',), 3, 1500) or self._real_fragment(('header',), 3, 1500)
+        if real:
+            return real
+        cats = L['cats'].split()
+        items = rng.sample(cats, min(len(cats), rng.randint(4, 8)))
+        return '<ul class="nav-list">%s</ul>' % ''.join(
+            '<li><a href="/%s/">%s</a></li>' % (slugify(c), esc(c)) for c in items)
+
+    def _footer(self, rng):
+        real = self._real_fragment(('footer',), 1, 1500) if rng.random() < 0.5 else ''
+        if real:
+            return real
+        rights, links = FOOTER_L10N.get(self.lang, FOOTER_L10N['en'])
+        ls = rng.sample(links, min(len(links), rng.randint(3, 5)))
+        return '<p>&copy; %d %s. %s</p><ul class="footer-links">%s</ul>' % (
+            rng.randint(2018, 2025), esc(self.site), rights,
+            ''.join('<li><a href="/%s">%s</a></li>' % (slugify(x), esc(x)) for x in ls))
+
+    def _hybrid_base(self, rng):
+        """The real page with its core replaced by the mount element (and the headline emptied)."""
+        p = self.page
+        s = p.marked()
+        cb = core_bounds(s)
+        if not cb:
+            return None
+        s = s[:cb[0] - len(MARK_S)] + MOUNT_TOKEN + s[cb[1] + len(MARK_E):]
+        # headings outside the core that carry the title are filled in by the script
+        tw = set(w.lower() for w in re.findall(r'\w{3,}', p.title or ''))
+        edits = []
+        if tw:
+            toks = tokenize(s)
+            stack = []
+            for t in toks:
+                if t[0] == 's' and t[3] in ('h1', 'h2'):
+                    stack.append(t)
+                elif t[0] == 'e' and t[3] in ('h1', 'h2') and stack:
+                    st = stack.pop()
+                    words = set(w.lower() for w in re.findall(r'\w{3,}', extract_text(s[st[2]:t[1]])))
+                    if words and len(words & tw) >= max(1, 0.5 * len(tw)) and len(edits) < 2:
+                        edits.append((st[1], t[2], '<%s class="js-headline"></%s>' % (st[3], st[3])))
+        s = apply_edits(s, edits)
+        self.headline = bool(edits)
+        return s
+
+    # ---- pieces of the page
+
+    def mount_html(self, data_attr=''):
+        ph = esc(self.placeholder)
+        if self.tpl == 'skeleton' or (self.tpl == 'hybrid' and self.rng_key % 3 == 0):
+            lines = ''.join('<div class="sk-line" style="width:%d%%"></div>' % (60 + (self.rng_key >> (i * 3)) % 40)
+                            for i in range(6))
+            inner = '<div class="sk-title"></div>%s%s' % (lines, '<span class="sr-only">%s</span>' % ph if ph else '')
+            cls = 'skeleton'
+        elif self.tpl == 'vue-app':
+            inner = '<div class="page-loader"><span class="spinner" role="progressbar"></span>%s</div>' % (
+                '<p>%s</p>' % ph if ph else '')
+            cls = 'app-wrapper'
+        elif self.tpl == 'plain-ajax':
+            inner = '<p class="loading">%s</p>' % (ph or '&nbsp;')
+            cls = 'content'
+        else:
+            inner = '<div class="app-loading"><div class="spinner"></div>%s</div>' % (
+                '<span class="loading-text">%s</span>' % ph if ph else '')
+            cls = 'app-root'
+        return '<div id="%s" class="%s" aria-busy="true"%s>%s</div>' % (self.mount, cls, data_attr, inner)
+
+    def script(self, payload, sibling):
+        """Inline script(s) that render the article; payload is the data, sibling the JSON file name."""
+        suffix = json.dumps(self.title_sep + self.site, ensure_ascii=True)
+        rjs = RENDER_JS[self.schema].replace('%MOUNT%', self.mount).replace('%ACLS%', self.acls)
+        tjs = TITLE_JS[self.schema].replace('%SUFFIX%', suffix)
+        if self.tpl == 'hybrid' and getattr(self, 'headline', False):
+            key = {'blocks': 'd.title', 'tuples': 'd.headline', 'html': 'd.t', 'graphql': 'a.title'}[self.schema]
+            tjs += "var hs=document.querySelectorAll('.js-headline');for(var k=0;k<hs.length;k++)hs[k].textContent=%s;" % key
+        rjs = rjs.replace('%TITLE%', tjs)
+        pre = ''
+        extra = ''
+        dv = self.delivery
+        if dv == 'inline-json':
+            pre = 'var __INITIAL_STATE__=%s;' % js_json(payload, self.ascii)
+            get = 'render(__INITIAL_STATE__)'
+        elif dv == 'json-script':
+            extra = '<script id="__APP_DATA__" type="application/json">%s</script>\n' % js_json(payload, self.ascii)
+            get = "render(JSON.parse(document.getElementById('__APP_DATA__').textContent))"
+        elif dv == 'inline-b64':
+            pre = B64_JS + 'var __S="%s";' % b64(payload)
+            get = 'render(JSON.parse(unb64(__S)))'
+        elif dv == 'inline-chunks':
+            if self.ascii:
+                parts = chunked(b64(payload), random.Random(self.rng_key), 64, 256)
+                pre = B64_JS + 'var __C=[%s];' % ','.join('"%s"' % c for c in parts)
+                get = "render(JSON.parse(unb64(__C.join(''))))"
+            else:
+                parts = chunked(js_json(payload, True), random.Random(self.rng_key), 80, 300)
+                pre = 'var __C=[%s];' % ',\n'.join(js_json(c, True) for c in parts)
+                get = "render(JSON.parse(__C.join('')))"
+        elif dv == 'attr-b64':
+            pre = B64_JS
+            get = "render(JSON.parse(unb64(document.getElementById('%s').getAttribute('data-state'))))" % self.mount
+        elif dv == 'fetch-json':
+            get = ("fetch('%s',{headers:{'Accept':'application/json'}}).then(function(r){return r.json();})"
+                   ".then(render).catch(function(e){var el=document.getElementById('%s');"
+                   "if(el)el.setAttribute('data-error',String(e));})" % (sibling, self.mount))
+        elif dv == 'xhr-json':
+            get = ("var x=new XMLHttpRequest();x.open('GET','%s');x.onload=function(){if(x.status==200)"
+                   "render(JSON.parse(x.responseText));};x.send()" % sibling)
+        else:
+            raise ValueError(dv)
+        if self.timing == 'dcl':
+            boot = "document.addEventListener('DOMContentLoaded',function(){%s;});" % get
+        elif self.timing == 'dcl-timeout':
+            boot = "document.addEventListener('DOMContentLoaded',function(){setTimeout(function(){%s;},%d);});" % (
+                get, self.delay)
+        elif self.timing == 'load':
+            boot = "window.addEventListener('load',function(){%s;});" % get
+        else:
+            boot = ("function boot(){%s;}\nif(document.readyState==='loading')"
+                    "document.addEventListener('DOMContentLoaded',boot);else boot();" % get)
+        stub = ("window.dataLayer=window.dataLayer||[];window.__APP__={name:'%s',build:'%s',locale:'%s'};"
+                % (self.app, self.bundle, self.lang if self.lang != 'und' else 'en'))
+        code = '%s\n%s\n%s\n%s' % (stub, pre, rjs, boot) if pre else '%s\n%s\n%s' % (stub, rjs, boot)
+        if self.wrap == 'iife':
+            code = '(function(){\n"use strict";\n%s\n})();' % code if self.schema != 'tuples' else '(function(){\n%s\n})();' % code
+            tag = '<script>'
+        elif self.wrap == 'bang':
+            code = '!function(){\n%s\n}();' % code
+            tag = '<script>'
+        elif self.wrap == 'module':
+            tag = '<script type="module">'
+        else:
+            tag = '<script>'
+        return extra + tag + '\n' + code + '\n</script>'
+
+    def css(self):
+        bg, fg = ('#111', '#eee') if self.dark else ('#fff', '#222')
+        return ('<style>*{box-sizing:border-box}body{margin:0;font:16px/1.6 system-ui,-apple-system,"Segoe UI",'
+                'Roboto,sans-serif;background:%s;color:%s}header.site-header,footer.site-footer{padding:12px 24px}'
+                '.nav-list,.footer-links{list-style:none;display:flex;gap:16px;margin:0;padding:0}'
+                '#%s{max-width:760px;margin:24px auto;padding:0 16px;min-height:60vh}'
+                '.spinner{width:32px;height:32px;border:3px solid #ccc;border-top-color:#0a66c2;border-radius:50%%;'
+                'animation:spin 1s linear infinite}@keyframes spin{to{transform:rotate(360deg)}}'
+                '.sk-title{height:32px;width:70%%;background:#e5e5e5;margin-bottom:16px}'
+                '.sk-line{height:14px;background:#eee;margin:10px 0}'
+                '.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}</style>'
+                % (bg, fg, self.mount))
+
+    def page_html(self, payload, sibling, article_title, url):
+        """The shell around one article."""
+        title = (article_title + self.title_sep + self.site) if self.title_mode == 'article' else self.site
+        data_attr = ' data-state="%s"' % b64(payload) if self.delivery == 'attr-b64' else ''
+        mount = self.mount_html(data_attr)
+        script = self.script(payload, sibling)
+        lang = self.lang if self.lang != 'und' else 'en'
+        if self.tpl == 'hybrid':
+            s = self.hybrid_base.replace(MOUNT_TOKEN, mount, 1)
+            if self.title_mode == 'generic':
+                s = set_title(s, self.site)
+            k = body_close_start(s)
+            return s[:k] + script + '\n' + s[k:]
+        head = ('<!DOCTYPE html>\n<html lang="%s">\n<head>\n<meta charset="utf-8">\n'
+                '<meta name="viewport" content="width=device-width,initial-scale=1">\n<title>%s</title>\n'
+                '<link rel="icon" href="/favicon.ico">\n' % (lang, esc(title)))
+        if self.title_mode == 'article':
+            head += '<meta property="og:title" content="%s">\n<link rel="canonical" href="%s">\n' % (
+                esc(article_title), esc(url))
+        head += self.css() + '\n'
+        noscript = '<noscript>%s</noscript>\n' % esc(self.noscript) if self.noscript else ''
+        logo = '<a class="logo" href="/">%s</a>' % esc(self.site)
+        if self.tpl == 'vue-app':
+            body = ('<body>\n%s<header class="site-header">%s<nav>%s</nav></header>\n%s\n'
+                    '<footer class="site-footer">%s</footer>\n%s\n</body>\n</html>\n'
+                    % (noscript, logo, self.nav, mount, self.footer, script))
+        elif self.tpl == 'plain-ajax':
+            body = ('<body>\n<div id="wrapper">\n<div id="header"><h3>%s</h3>%s</div>\n'
+                    '<div id="main">%s</div>\n<div id="footer">%s</div>\n</div>\n%s\n</body>\n</html>\n'
+                    % (esc(self.site), self.nav, mount, self.footer, script))
+        elif self.tpl == 'skeleton':
+            body = ('<body class="app">\n<header class="site-header">%s<nav aria-label="main">%s</nav></header>\n'
+                    '<main>%s</main>\n<footer class="site-footer">%s</footer>\n%s%s\n</body>\n</html>\n'
+                    % (logo, self.nav, mount, self.footer, noscript, script))
+            return head + '</head>\n' + body
+        else:   # react-root: the script in the head, waiting for DOMContentLoaded
+            if self.wrap == 'module' or self.timing in ('dcl', 'dcl-timeout', 'load'):
+                head += script + '\n'
+                script = ''
+            body = ('<body>\n%s<div class="layout"><header class="site-header">%s<nav>%s</nav></header>\n'
+                    '%s\n<footer class="site-footer">%s</footer></div>\n%s</body>\n</html>\n'
+                    % (noscript, logo, self.nav, mount, self.footer, script + '\n' if script else ''))
+            return head + '<script src="/static/js/%s.%s.js" defer></script>\n</head>\n' % (self.app, self.bundle[:8]) + body
+        return head + '</head>\n' + body
+
+
+def shell_url(shell, page, rng, title):
+    """Where the shell page with page's article lives (the shell's host and URL scheme)."""
+    host = shell.host
+    rd = site_key('https://' + host)      # registered domain; the blog's own host on multi-tenant hosts
+    slug = url_slug(title or page.site, rng)
+    st = shell.url_style
+    if st == 'query':
+        if page is shell.page:
+            return add_query(page.url, shell.qparam)
+        return 'https://%s/%s?%s' % (host, slug, shell.qparam)
+    if st == 'app':
+        return 'https://%s/app/%s' % (host, slug)
+    if st == 'mobile':
+        return 'https://m.%s/%s' % (rd, slug)
+    if st == 'appsub':
+        return 'https://app.%s/read/%d' % (rd, rng.randint(10000, 9999999))
+    if st == 'story':
+        return 'https://%s/story/%s-%d' % (host, slug[:40].strip('-'), rng.randint(1000, 99999))
+    return 'https://%s/articles/%s?id=%d' % (host, slug, rng.randint(100, 999999))
+
+
+def shell_doc(B, shell, p, rng, url):
+    """A client-rendered page: shell + page p's article as data (a sibling JSON file for fetch)."""
+    title = p.ctitle or p.title or p.site
+    payload = article_payload(p, shell.schema, rng, title)
+    sibling = ''
+    if shell.delivery in ('fetch-json', 'xhr-json'):
+        data = json.dumps(payload, ensure_ascii=False, indent=rng.choice([None, None, 1])).encode('utf-8')
+        name = 'docs/%s.json' % sha(data)[:20]
+        B.store.docs.setdefault(name, data)
+        B.siblings.add(name)
+        sibling = ('./' if rng.random() < 0.5 else '') + name[len('docs/'):]
+    s = shell.page_html(payload, sibling, title, url)
+    d = Doc(p, s, url, title, source=p.id, lang=p.lang)
+    if shell.tpl == 'hybrid':
+        d.charset_page = shell.page
+    d.steps = ['shell:%s:%s:%s' % (shell.tpl, shell.delivery, shell.timing)]
+    return d
+
+
+def shell_variant(shell):
+    parts = [shell.tpl, shell.delivery]
+    if shell.timing == 'dcl-timeout':
+        parts.append('timeout')
+    return '+'.join(parts)
+
+
+# ---- hidden keyword stuffing
+
+HIDE_CSS = {
+    'display-none': 'display:none',
+    'visibility-hidden': 'visibility:hidden;position:absolute;width:1px;height:1px;overflow:hidden',
+    'offscreen': 'position:absolute;left:-9999px;top:-9999px;width:800px',
+    'text-indent': 'text-indent:-10000px;overflow:hidden;height:1px;white-space:nowrap',
+    'font-size-0': 'font-size:0;line-height:0',
+    'same-color': 'color:#ffffff;background-color:#ffffff;font-size:2px;line-height:2px',
+    'clip': 'position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap',
+    'height-0': 'height:0;overflow:hidden',
+    'opacity-0': 'opacity:0;position:absolute;pointer-events:none;z-index:-1',
+}
+# techniques whose rule must also reach the children (site CSS may size or colour p, a, h2, li)
+HIDE_DESCENDANTS = {'font-size-0', 'same-color', 'visibility-hidden'}
+BASE_RE = re.compile(r'<base\b[^>]*\bhref', re.I)
+
+
+def hide_rule(cls, tech, rng):
+    decl = HIDE_CSS[tech]
+    if rng.random() < 0.5:
+        decl = ';'.join(d + '!important' if '!important' not in d else d for d in decl.split(';'))
+    sel = '.%s,.%s *' % (cls, cls) if tech in HIDE_DESCENDANTS else '.' + cls
+    return '%s{%s}' % (sel, decl)
+
+
+# (technique, where the rule lives), weight
+HIDE_METHODS = [(('display-none', 'style'), 4), (('display-none', 'site-css'), 2), (('visibility-hidden', 'style'), 2),
+                (('offscreen', 'style'), 2), (('offscreen', 'site-css'), 1), (('text-indent', 'style'), 1),
+                (('font-size-0', 'style'), 2), (('same-color', 'style'), 2), (('clip', 'site-css'), 1),
+                (('height-0', 'style'), 1), (('opacity-0', 'style'), 1), (('display-none', 'external-css'), 2),
+                (('offscreen', 'external-css'), 1), (('font-size-0', 'external-css'), 1),
+                (('display-none', 'inline'), 2), (('offscreen', 'inline'), 1), (('same-color', 'inline'), 1),
+                (('display-none', 'script'), 2), (('display-none', 'hidden-attr'), 1)]
+
+
+def stuffing_keywords(p, rng):
+    lang = p.lang
+    text = p.core_text or extract_text(p.text)
+    title = p.ctitle or p.title or ''
+    if lang in ('zh', 'ja', 'ko'):
+        runs = [r for r in re.findall(r'[^\W\d_]+', title + '\n' + text[:5000]) if len(r) >= 2]
+        kws = []
+        for _ in range(rng.randint(8, 16)):
+            if not runs:
+                break
+            r = rng.choice(runs)
+            a = rng.randrange(max(1, len(r) - 2))
+            kws.append(r[a:a + rng.randint(2, 4)])
+        kws += rng.sample(SPAM_WORDS['en'], 4)
+        return sorted(set(kws), key=kws.index)
+    words = re.findall(r"[^\W\d_][\w'\u2019-]{2,}", text[:30000])
+    cnt = Counter(w.lower() for w in words if w.lower() not in ALL_STOP and len(w) >= 4)
+    top = [w for w, _ in cnt.most_common(40)]
+    tw = [w for w in re.findall(r"[^\W\d_][\w'\u2019-]{2,}", title) if w.lower() not in ALL_STOP]
+    spam = SPAM_WORDS.get(lang, SPAM_WORDS['en'])
+    kws = rng.sample(top, min(len(top), rng.randint(4, 12))) + tw[:6]
+    if p.site and len(p.site) < 30:
+        kws.append(p.site)
+    phrases = []
+    for _ in range(rng.randint(3, 10)):
+        if kws:
+            phrases.append('%s %s' % (rng.choice(spam), rng.choice(kws)) if rng.random() < 0.5
+                           else '%s %s' % (rng.choice(kws), rng.choice(spam)))
+    out = kws + phrases + rng.sample(spam, min(len(spam), rng.randint(2, 5)))
+    return sorted(set(out), key=out.index)
+
+
+def stuffing_block(p, rng, cls, attr, style=None):
+    kws = stuffing_keywords(p, rng)
+    if not kws:
+        return None
+    nwords = len((p.core_text or '').split()) or p.body_text_len // 6
+    n = max(250, min(3000, int(nwords * rng.uniform(0.5, 2.0))))
+    weights = [1.0 / (1 + i * 0.3) for i in range(len(kws))]
+    style = style or rng.choice(['run', 'tags', 'sentences', 'list', 'headings'])
+    seq = rng.choices(kws, weights, k=max(20, n // max(1, sum(len(k.split()) for k in kws) // len(kws))))
+    open_ = '<div class="%s"%s>' % (cls, attr)
+    if style == 'run':
+        sep = rng.choice([' ', ', ', ' | ', ' - ', ' \u00b7 '])
+        body = esc(sep.join(seq))
+    elif style == 'tags':
+        body = ' '.join('<a href="/tag/%s">%s</a>' % (slugify(k) if slugify(k).isascii() else 'k%d' % (crc(k) % 99999),
+                                                      esc(k)) for k in seq)
+    elif style == 'sentences':
+        sents = []
+        i = 0
+        while i < len(seq):
+            k = rng.randint(3, 8)
+            w = ' '.join(seq[i:i + k])
+            sents.append(w[:1].upper() + w[1:] + '.')
+            i += k
+        paras = [' '.join(sents[j:j + 6]) for j in range(0, len(sents), 6)]
+        body = ''.join('<p>%s</p>' % esc(x) for x in paras)
+    elif style == 'list':
+        open_ = '<ul class="%s"%s>' % (cls, attr)
+        body = ''.join('<li>%s</li>' % esc(' '.join(seq[j:j + 3])) for j in range(0, len(seq), 3))
+        return open_ + body + '</ul>', style
+    else:
+        body = ''.join('<h%d>%s</h%d>' % (2 + (j // 4) % 3, esc(' '.join(seq[j:j + 4])), 2 + (j // 4) % 3)
+                       for j in range(0, len(seq), 4))
+    return open_ + body + '</div>', style
+
+
+SCRAPER_HOSTS = ['best-reviews-hub.net', 'topnews-feed24.com', 'dailydigest-now.info', 'trend-articles.org',
+                 'readmore-zone.net', 'newsflash-today.biz']
+
+
+def stuffed_url(url, rng):
+    sc, host, path, q, fr = url_parts(url)
+    st = rng.randrange(4)
+    if st == 0:
+        return add_query(url, rng.choice(['utm_source=google&utm_medium=organic', 'ref=search', 'src=serp',
+                                          'gclid=%x' % rng.getrandbits(48)]))
+    if st == 1:
+        return urlunsplit((sc, host[4:] if host.startswith('www.') else 'www.' + host, path, q, ''))
+    if st == 2:
+        return urlunsplit(('https', rng.choice(SCRAPER_HOSTS), '/' + host + path, q, ''))
+    if path.endswith('/'):
+        return urlunsplit((sc, host, path + 'index.html', q, ''))
+    if '.' in path.rsplit('/', 1)[-1]:
+        return urlunsplit((sc, host[4:] if host.startswith('www.') else 'www.' + host, path, q, ''))
+    return urlunsplit((sc, host, path + '/', q, ''))
+
+
+def t_hidden_stuffing(B, doc, rng):
+    """The page with a large block of invisible keywords (CSS, an external stylesheet or a script hides it)."""
+    p = doc.page
+    s = doc.html
+    (tech, where) = rng.choices([m for m, w in HIDE_METHODS], [w for m, w in HIDE_METHODS])[0]
+    cls = rng.choice(SHELL_CLASSES)
+    if cls != 'kw' and rng.random() < 0.3:
+        cls += '-%x' % rng.getrandbits(12)
+    if where == 'external-css' and BASE_RE.search(s):
+        where = 'style'           # a <base href> would send the relative stylesheet URL elsewhere
+    rule = hide_rule(cls, tech, rng)
+    attr = ''
+    if where == 'inline':
+        attr = ' style="%s"' % HIDE_CSS[tech]
+    elif where == 'hidden-attr':
+        attr = ' hidden'
+    blk = stuffing_block(p, rng, cls, attr, 'run' if (where == 'inline' and tech == 'same-color') else None)
+    if blk is None:
+        return None, ''
+    block, bstyle = blk
+    # where the block goes
+    pos_kind = rng.choice(['body-start', 'body-end', 'after-core', 'footer'])
+    pos = None
+    if pos_kind == 'after-core':
+        pos = after_core_element(s)
+    elif pos_kind == 'footer':
+        # a real footer element (not one inside a script template or a comment)
+        tree = Tree(s)
+        fs = [el for el in tree.els if el.tag == 'footer' and not el.hidden]
+        pos = fs[0].ie if fs else None
+    # body and head bounds from tokens (a <body> inside an IE conditional comment is no body)
+    toks = tokenize(s)
+    b_open = [t[2] for t in toks if t[0] == 's' and t[3] == 'body'][:1]
+    b_close = [t[1] for t in toks if t[0] == 'e' and t[3] in ('body', 'html')][-1:]
+    if pos is None:
+        if pos_kind == 'body-start':
+            pos = b_open[0] if b_open else body_open_end(s)
+        else:
+            pos = b_close[0] if b_close else len(s)
+    s = s[:pos] + '\n' + block + '\n' + s[pos:]
+    hpos = None
+    for t in toks:
+        if t[1] >= pos:
+            break
+        if (t[0] == 'e' and t[3] == 'head') or (t[0] == 's' and t[3] == 'body'):
+            hpos = t[1]
+            break
+    if hpos is None:
+        hpos = body_open_end(s)
+    if where == 'style':
+        s = s[:hpos] + '<style>%s</style>\n' % rule + s[hpos:]
+    elif where == 'site-css':
+        # the rule among the site's own rules: the last style element of the head that applies
+        # on screen and is well-formed (no CDATA wrapper, balanced braces and comments), else a new one
+        k = None
+        noscript = 0
+        cur = None
+        for t in tokenize(s[:hpos]):
+            if t[0] == 's' and t[3] == 'noscript':
+                noscript += 1
+            elif t[0] == 'e' and t[3] == 'noscript':
+                noscript = max(0, noscript - 1)
+            elif t[0] == 's' and t[3] == 'style':
+                media = tag_attrs(s[t[1]:t[2]]).get('media', 'all').lower()
+                cur = [noscript == 0 and ('all' in media or 'screen' in media), '']
+            elif t[0] == 'r' and cur is not None:
+                cur[1] = s[t[1]:t[2]]
+            elif t[0] == 'e' and t[3] == 'style' and cur is not None:
+                css = cur[1]
+                if cur[0] and 'CDATA' not in css and css.count('{') == css.count('}') \
+                        and css.count('/*') == css.count('*/') and css.strip():
+                    k = t[1]
+                cur = None
+        if k is not None:
+            s = s[:k] + '\n' + rule + '\n' + s[k:]
+        else:
+            s = s[:hpos] + '<style type="text/css">\n.clearfix:after{content:"";display:table;clear:both}\n%s\n'\
+                '.screen-reader-text{position:absolute;left:-10000px}\n</style>\n' % rule + s[hpos:]
+    elif where == 'external-css':
+        css = ('/* theme.css */\nbody{margin:0}\n.clearfix:after{content:"";display:table;clear:both}\n'
+               '.wrap{max-width:%dpx;margin:0 auto}\n%s\n.btn{display:inline-block;padding:4px 10px}\n'
+               % (rng.choice([960, 1080, 1140, 1200]), rule)).encode('utf-8')
+        name = 'docs/%s.css' % sha(css)[:20]
+        B.store.docs.setdefault(name, css)
+        B.siblings.add(name)
+        s = s[:hpos] + '<link rel="stylesheet" href="%s%s">\n' % ('./' if rng.random() < 0.5 else '', name[5:]) + s[hpos:]
+    elif where == 'script':
+        js = ("<script>document.addEventListener('DOMContentLoaded',function(){var e=document.querySelectorAll('.%s');"
+              "for(var i=0;i<e.length;i++)e[i].style.display='none';});</script>\n" % cls)
+        s = s[:hpos] + js + s[hpos:]
+    d = derive(doc, s, url=stuffed_url(doc.url, rng), step='stuffing:%s:%s' % (tech, where))
+    d.charset_page = doc.charset_page
+    var = '%s+%s' % (tech, where)
+    return d, var
+
+
+def build_script_split(B, split, pages, targets):
+    """client-rendered, app-shell and hidden-stuffing pairs of one split."""
+    titles = sorted({p.ctitle for p in pages if p.ctitle})
+    ctx = {'titles': titles}
+    full = B.script_docs
+
+    def room(p):
+        return full[p.id] < min(3, max(1, int(SCRIPT_DOC_BYTES / max(p.gz, 1))))
+
+    def ok_negative(a, b):
+        return a.id != b.id and frozenset((a.id, b.id)) not in B.nodup
+
+    def side_a(p, r):
+        """The real page as served, or (sometimes) an already made near-copy of it."""
+        vs = [(k, d) for k, d in B.variants.get(p.id, []) if k in ('dynamic', 'small-edit', 'mirror')]
+        if vs and r.random() < 0.3:
+            return r.choice(vs)
+        return '', original(p)
+
+    shells = {}           # page id -> shells used for its client-rendered page (app-shell reuses them)
+    # the rendered article is the core: skip pages whose located core is a sliver of the page
+    el = [p for p in pages if eligible(p, 'print') and len(p.core_text) >= 0.08 * p.body_text_len]
+
+    # ---- client-rendered: the page vs an app shell whose script builds the same article
+    kind = 'client-rendered'
+    it = cycle(el, B.rng('scripts', split, kind, 'order'))
+    tries = 0
+    while B.count(split, kind) < targets[kind] and tries < targets[kind] * 8 and el:
+        tries += 1
+        p = next(it)
+        r = B.rng('scripts', split, kind, p.id, tries)
+        shell = Shell(p, r, ['inline-json', 'json-script', 'inline-b64', 'inline-chunks', 'attr-b64',
+                             'fetch-json', 'fetch-json'], hybrid_ok=room(p))
+        va, da = side_a(p, r)
+        db = shell_doc(B, shell, p, r, shell_url(shell, p, r, p.ctitle))
+        var = shell_variant(shell) + ('+' + va if va else '')
+        if B.add_pair(split, kind, 1, da, db, var):
+            shells.setdefault(p.id, []).append((shell, db))
+            if shell.tpl == 'hybrid':
+                full[p.id] += 1
+
+    # ---- app-shell: one shell, two different articles
+    kind = 'app-shell'
+    by_group = defaultdict(list)
+    by_lang = defaultdict(list)
+    for p in el:
+        by_group[p.group].append(p)
+        by_lang[p.lang].append(p)
+    it = cycle(el, B.rng('scripts', split, kind, 'order'))
+    tries = 0
+    while B.count(split, kind) < targets[kind] and tries < targets[kind] * 8 and el:
+        tries += 1
+        x = next(it)
+        r = B.rng('scripts', split, kind, x.id, tries)
+        same = [q for q in by_group[x.group] if ok_negative(x, q)]
+        lang = [q for q in by_lang[x.lang] if ok_negative(x, q)]
+        pool = same if same and r.random() < 0.7 else (lang if lang and r.random() < 0.8 else
+                                                        [q for q in el if ok_negative(x, q)])
+        if not pool:
+            continue
+        y = r.choice(pool)
+        if y.gz > REF_GZ and r.random() > REF_GZ / y.gz:
+            y = r.choice(pool)
+        if not ok_negative(x, y):
+            continue
+        reuse = [sd for sd in shells.get(x.id, []) if sd[0].delivery in ('attr-b64', 'inline-b64', 'inline-chunks',
+                                                                         'fetch-json', 'xhr-json')]
+        if reuse and r.random() < 0.4:
+            shell, dx = r.choice(reuse)
+        else:
+            shell = Shell(x, r, ['attr-b64', 'attr-b64', 'inline-b64', 'inline-chunks', 'fetch-json', 'fetch-json'],
+                          hybrid_ok=room(x))
+            dx = shell_doc(B, shell, x, r, shell_url(shell, x, r, x.ctitle))
+            if shell.tpl == 'hybrid':
+                full[x.id] += 1
+        uy = shell_url(shell, y, r, y.ctitle)
+        dy = shell_doc(B, shell, y, r, uy)
+        if B.add_pair(split, kind, 0, dx, dy, shell_variant(shell)):
+            if shell.tpl == 'hybrid':
+                full[x.id] += 1
+
+    # ---- hidden keyword stuffing: the clean page vs the same page with invisible keywords
+    kind = 'hidden-stuffing'
+    el2 = [p for p in pages if eligible(p, kind)]
+    it = cycle(el2, B.rng('scripts', split, kind, 'order'))
+    tries = 0
+    while B.count(split, kind) < targets[kind] and tries < targets[kind] * 8 and el2:
+        tries += 1
+        p = next(it)
+        if not room(p):
+            continue
+        r = B.rng('scripts', split, kind, p.id, tries)
+        va, dv = side_a(p, r)
+        if va and r.random() < 0.5:
+            da, base = dv, original(p)       # a near-copy against the stuffed page
+        else:
+            da, base = original(p), dv       # the page against a stuffed (near-)copy
+        db, var = t_hidden_stuffing(B, base, r)
+        if db is None:
+            B.fail[kind + ':n/a'] += 1
+            continue
+        if va:
+            var += '+' + va
+        if B.add_pair(split, kind, 1, da, db, var):
+            full[p.id] += 1
+
+
+# ----------------------------------------------------------------------------------------
+
 SOURCES_MD = """# Where the web pages come from
 
 Every document under `docs/` is a real web page, or a page derived from one by
@@ -2575,6 +3376,10 @@ almost no text were left out. Original pages are stored byte for byte as served
 (gzip'd); derived pages are written as UTF-8.
 
 Source pages used: {n_read} from Readability, {n_traf} from trafilatura-eval.
+
+`docs/*.json` and `docs/*.css` are not pages: they are data files and stylesheets that some
+derived pages load by a relative URL (the article data of a client-rendered page, a
+stylesheet that hides stuffed keywords), made by the generator from the same sources.
 """
 
 
@@ -2669,6 +3474,18 @@ def main():
             targets[k] = t if split == 'test' else max(0, v - t)
         say('building %s pairs from %d pages ...' % (split, len(sp_pages)))
         build_split(B, split, sp_pages, targets)
+    # ---- pairs whose truth depends on rendering (own random streams, rows written last)
+    n_old = len(B.rows)
+    B.siblings = set()
+    B.script_docs = Counter()
+    for split in ('train', 'test'):
+        sp_pages = [p for p in pages if split_of[p.id] == split]
+        targets = {}
+        for k, v in SCRIPT_TARGETS.items():
+            t = max(SCRIPT_TEST_MIN, round(v * frac))
+            targets[k] = t if split == 'test' else max(0, v - t)
+        say('building %s pairs with scripts / hidden text ...' % split)
+        build_script_split(B, split, sp_pages, targets)
 
     # ---- write
     out = args.out
@@ -2684,8 +3501,11 @@ def main():
                 f.write(data)
     cols = ['url_a', 'url_b', 'html_a', 'html_b', 'label', 'kind', 'split', 'source_a', 'source_b', 'query', 'variant']
     for split in ('train', 'test'):
-        rows = [r for r in B.rows if r['split'] == split]
+        rows = [r for r in B.rows[:n_old] if r['split'] == split]
         hrng(seed, 'rows', split).shuffle(rows)
+        new = [r for r in B.rows[n_old:] if r['split'] == split]
+        hrng(seed, 'scripts', 'rows', split).shuffle(new)
+        rows += new
         with open(os.path.join(out, split + '.csv'), 'w', encoding='utf-8', newline='') as f:
             w = csv.DictWriter(f, fieldnames=cols, lineterminator='\n')
             w.writeheader()
@@ -2701,7 +3521,7 @@ def main():
 
     # ---- summary
     print('pairs per kind (label, train, test, total, with variant):')
-    kinds = POSITIVE + NEGATIVE
+    kinds = POSITIVE + NEGATIVE + list(SCRIPT_TARGETS)
     for k in kinds:
         rs = [r for r in B.rows if r['kind'] == k]
         tr = sum(1 for r in rs if r['split'] == 'train')
@@ -2714,8 +3534,9 @@ def main():
         pos = sum(1 for r in rs if r['label'] == 1)
         print('%s: %d pairs, %d positive, %d negative' % (split, len(rs), pos, len(rs) - pos))
     pos = sum(1 for r in B.rows if r['label'] == 1)
-    print('total: %d pairs, %.1f%% positive; %d documents, %.1f MB gzip; %d source pages (%d train, %d test)'
-          % (len(B.rows), 100.0 * pos / max(1, len(B.rows)), len(store.docs), store.size() / 1e6,
+    print('total: %d pairs, %.1f%% positive; %d documents + %d sibling files, %.1f MB; %d source pages (%d train, %d test)'
+          % (len(B.rows), 100.0 * pos / max(1, len(B.rows)), len(store.docs) - len(B.siblings), len(B.siblings),
+             store.size() / 1e6,
              len(pages), len(pages) - n_test, n_test))
     if store.size() > BUDGET_BYTES:
         print('WARNING: documents exceed the %.0f MB budget' % (BUDGET_BYTES / 1e6))

@@ -52,12 +52,92 @@
     }
   }
 
+  // What a reader can see of an element's text. checkVisibility covers display,
+  // visibility and opacity 0; keyword stuffing also hides text off the page, in
+  // boxes clipped to nothing, in near-invisible fonts, nearly transparent, or in
+  // the colour of its background. Ancestor facts are memoised per element.
+  const facts = new Map();
+  const rgba = (css) => {
+    const m = css.match(/rgba?\(([^)]+)\)/);
+    if (!m) return null;
+    const v = m[1].split(/[ ,/]+/).filter((x) => x).map(parseFloat);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+  };
+  const intersect = (a, b) => ({
+    left: Math.max(a.left, b.left), top: Math.max(a.top, b.top),
+    right: Math.min(a.right, b.right), bottom: Math.min(a.bottom, b.bottom),
+  });
+  const pageBox = { left: 0, top: 0, right: width, bottom: height };
+  const inDocument = (rect) => ({
+    left: rect.left + scrollX, top: rect.top + scrollY,
+    right: rect.right + scrollX, bottom: rect.bottom + scrollY,
+  });
+  // The page's own background: the body's colour, else the root's, else white.
+  const pageBackground = () => {
+    for (const e of [body, root]) {
+      if (!e) continue;
+      const style = getComputedStyle(e);
+      if (style.backgroundImage !== 'none') return null;
+      const colour = rgba(style.backgroundColor);
+      if (colour && colour[3] > 0.5) return colour.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const pageFacts = { opacity: 1, box: pageBox, background: pageBackground(), hidden: false };
+  const factsOf = (element) => {
+    if (!element || element === root || element === body) return pageFacts;
+    let known = facts.get(element);
+    if (known) return known;
+    const chain = [];
+    for (let e = element; e && e !== root && e !== body && !facts.has(e); e = e.parentElement) chain.push(e);
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const e = chain[i];
+      const above = factsOf(e.parentElement);
+      const style = getComputedStyle(e);
+      const opacity = above.opacity * parseFloat(style.opacity || '1');
+      let box = above.box;
+      const rect = inDocument(e.getBoundingClientRect());
+      if (style.overflowX !== 'visible' || style.overflowY !== 'visible') box = intersect(box, rect);
+      const clip = style.clip.match(/rect\(([^)]+)\)/);
+      if (clip && style.position.match(/absolute|fixed/)) {
+        const [top, right, bottom, left] = clip[1].split(/[ ,]+/).map(parseFloat);
+        if (!(right - left >= 2 && bottom - top >= 2)) box = { left: 0, top: 0, right: 0, bottom: 0 };
+      }
+      let background = above.background;
+      const colour = rgba(style.backgroundColor);
+      if (style.backgroundImage !== 'none') background = null;
+      else if (colour && colour[3] > 0.5) background = colour.slice(0, 3);
+      facts.set(e, { opacity, box, background, hidden: above.hidden || !seen(e) });
+    }
+    return facts.get(element);
+  };
+  const textSeen = (node, parent) => {
+    const f = factsOf(parent);
+    if (f.hidden || f.opacity < 0.1) return false;
+    const style = getComputedStyle(parent);
+    if (parseFloat(style.fontSize) < 4) return false;
+    const colour = rgba(style.color);
+    if (colour && colour[3] < 0.1) return false;
+    if (colour && f.background) {
+      const distance = Math.abs(colour[0] - f.background[0]) + Math.abs(colour[1] - f.background[1])
+        + Math.abs(colour[2] - f.background[2]);
+      if (distance < 24) return false;
+    }
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const boxes = [];
+    for (const rect of range.getClientRects()) {
+      const part = intersect(inDocument(rect), f.box);
+      if (part.right - part.left >= 2 && part.bottom - part.top >= 2) boxes.push(part);
+    }
+    return boxes.length > 0 ? boxes : false;
+  };
+
   const text = newGrid();
   let domText = 0;
+  const unseen = [];
   if (body) {
     const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
-    const range = document.createRange();
-    const visibleParents = new Map();
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
       // Script and style source is never text a reader could see: not content.
@@ -65,19 +145,26 @@
       const length = nonSpaceLength(node.data);
       if (length === 0) continue;
       domText += length;
-      if (!visibleParents.has(parent)) visibleParents.set(parent, seen(parent));
-      if (!visibleParents.get(parent)) continue;
-      range.selectNodeContents(node);
-      for (const rect of range.getClientRects()) paint(text, rect);
+      const boxes = textSeen(node, parent);
+      if (!boxes) {
+        unseen.push(node);
+        continue;
+      }
+      for (const box of boxes) paint(text, { left: box.left - scrollX, top: box.top - scrollY,
+        right: box.right - scrollX, bottom: box.bottom - scrollY });
     }
   }
 
+  // The synthetic body is the DOM as it stands; only then is unseen text blanked,
+  // so that innerText (which honours display and visibility only) is what a reader sees.
+  const synthetic = root ? doctypeOf(document.doctype) + root.outerHTML : '';
+  for (const node of unseen) node.data = '';
   const visibleText = body ? body.innerText : '';
   const visibleLength = nonSpaceLength(visibleText);
   const hidden = domText > 0 ? Math.min(1, Math.max(0, 1 - visibleLength / domText)) : 0;
 
   return JSON.stringify({
-    synthetic_body: root ? doctypeOf(document.doctype) + root.outerHTML : '',
+    synthetic_body: synthetic,
     visible_text: visibleText,
     image_count: document.getElementsByTagName('img').length,
     image_area: share(images),

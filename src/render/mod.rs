@@ -39,7 +39,7 @@ use std::time::Duration;
 
 /// Names what a render produces; part of the cache key, so bump it whenever the
 /// renderer's output changes (flags, settle rule, measurements, serialisation).
-pub const RENDERER_VERSION: &str = "twinpage-render-1";
+pub const RENDERER_VERSION: &str = "twinpage-render-2";
 
 /// Documents are decompressed up to this size; a gzip bomb stops here.
 const MAX_DOCUMENT: u64 = 64 * 1024 * 1024;

@@ -172,10 +172,11 @@ pub(crate) fn render(
         // Freeze the network so that what is measured is what had rendered.
         tab.stop_loading()?;
     }
-    let measured = measure(tab, &watch.main_frame)?;
+    // The screenshot comes first: measuring blanks the text a reader cannot see.
     let screenshot_png = tab
         .capture_screenshot(Page::CaptureScreenshotFormatOption::Png, None, None, true)
         .context("screenshot failed")?;
+    let measured = measure(tab, &watch.main_frame)?;
     Ok(Rendered {
         synthetic_body: measured.synthetic_body,
         visible_text: measured.visible_text,

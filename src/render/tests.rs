@@ -233,6 +233,46 @@ fn hidden_keyword_stuffing_shows_as_hidden_text() {
 }
 
 #[test]
+fn text_hidden_by_layout_or_colour_is_not_visible_text() {
+    let hiders = [
+        "position:absolute;left:-9999px;top:-9999px;width:800px",
+        "text-indent:-10000px;overflow:hidden;height:1px;white-space:nowrap",
+        "font-size:0;line-height:0",
+        "color:#ffffff;background-color:#ffffff;font-size:2px",
+        "color:#fefefe",
+        "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)",
+        "height:0;overflow:hidden",
+        "opacity:0.01",
+    ];
+    let blocks: String = hiders
+        .iter()
+        .map(|style| format!("<div style=\"{style}\">cheap flights hotel deals</div>"))
+        .collect();
+    let stuffed = format!(
+        "<!doctype html><html><body><p>A short article about travelling by train.</p>\
+         {blocks}</body></html>"
+    );
+    // Light text on a dark page is seen, however close it is to white.
+    let dark = b"<!doctype html><html><body style=\"background:#111\">\
+        <p style=\"color:#fff\">Night trains run twice a week.</p></body></html>";
+    let dir = site(&[("stuffed.html", stuffed.as_bytes()), ("dark.html", dark)]);
+    let documents = [dir.path().join("stuffed.html"), dir.path().join("dark.html")];
+    let results = renderer(10, 2).render_all(&documents, &|| {});
+    let stuffed = results[0].as_ref().expect("renders");
+    let dark = results[1].as_ref().expect("renders");
+    assert!(stuffed.visible_text.contains("travelling by train"));
+    assert!(
+        !stuffed.visible_text.contains("cheap"),
+        "{:?}",
+        stuffed.visible_text
+    );
+    assert!(stuffed.synthetic_body.contains("cheap flights"));
+    assert!(stuffed.hidden_text_share > 0.7, "{}", stuffed.hidden_text_share);
+    assert!(dark.visible_text.contains("Night trains"));
+    assert!(dark.hidden_text_share < 0.05, "{}", dark.hidden_text_share);
+}
+
+#[test]
 fn a_big_image_covers_the_page_and_text_does_not() {
     const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     let picture = format!(
