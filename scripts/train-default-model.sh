@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Rebuilds models/default.json from the shipped training data (seeded, reproducible).
-# Training-data generation itself (needs ../shared/data) is documented in
-# training-data/README.md; this script uses the generated files as they are.
+# Rebuilds the shipped models from the shipped training data (seeded, reproducible):
+#   models/default.json       fetched- and rendered-body signals (the pair files carry
+#                             their stored renders, so no browser runs here)
+#   models/fetched-only.json  fetched-body signals only, for `--no-render`
+# Training-data generation (needs ../shared/data) and rendering are documented in
+# training-data/README.md; this script uses the files as they are.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo run --release -- train \
-  --pairs training-data/web/train.csv \
-  --pairs training-data/er/train.csv \
-  --seed 7 \
-  --out models/default.json
+pairs=(--pairs training-data/web/train.csv --pairs training-data/er/train.csv)
+cargo run --release -- train "${pairs[@]}" --seed 7 --precision-target 0.95 --out models/default.json
+cargo run --release -- train "${pairs[@]}" --seed 7 --precision-target 0.95 --no-render --out models/fetched-only.json

@@ -9,7 +9,27 @@ use rayon::prelude::*;
 use crate::document::{DocumentSet, IdfTable, Pair, PairFile};
 use crate::model::{Decision, Model, TrainingSet};
 use crate::progress::Progress;
-use crate::signals;
+use crate::render::RenderSettings;
+use crate::signals::{self, Layout};
+
+/// Says on stderr where rendered bodies came from and which renders failed.
+fn report_renders(documents: &DocumentSet) {
+    let report = documents.render_report;
+    if report.rendered > 0 || report.failed > 0 {
+        eprintln!(
+            "twinpage: rendered bodies: {} rendered now, {} from the cache, {} from the pair file, {} failed",
+            report.rendered, report.cached, report.stored, report.failed
+        );
+    }
+    if let Some((path, reason)) = documents.render_failures.first() {
+        eprintln!(
+            "twinpage: warning: {} document(s) have no rendered body; their fetched body stands in \
+             (first: {}: {reason})",
+            documents.render_failures.len(),
+            path.display()
+        );
+    }
+}
 
 /// Pair files read and their documents parsed, ready for the tests.
 pub struct Batch {
@@ -25,8 +45,9 @@ pub struct Skipped {
 }
 
 impl Batch {
-    /// Reads the pair files and every distinct document they name, once.
-    pub fn load(paths: &[PathBuf]) -> Result<Batch> {
+    /// Reads the pair files and every distinct document they name, once; with
+    /// `rendering`, their rendered bodies too (stored, cached or rendered now).
+    pub fn load(paths: &[PathBuf], rendering: Option<&RenderSettings>) -> Result<Batch> {
         if paths.is_empty() {
             bail!("no pair file given (use --pairs FILE)");
         }
@@ -35,8 +56,14 @@ impl Batch {
             .map(|p| PairFile::read(p))
             .collect::<Result<Vec<_>>>()?;
         let all: Vec<Pair> = files.iter().flat_map(|f| f.pairs.iter().cloned()).collect();
-        let documents = DocumentSet::load(&all, IdfTable::shipped());
+        let documents = DocumentSet::load(&all, IdfTable::shipped(), rendering)?;
+        report_renders(&documents);
         Ok(Batch { files, documents })
+    }
+
+    /// The layout of this batch's signal vectors.
+    pub fn layout(&self) -> Layout {
+        self.documents.layout()
     }
 
     pub fn pairs(&self) -> impl Iterator<Item = &Pair> {
@@ -65,6 +92,27 @@ impl Batch {
             _ => Ok(skipped),
         }
     }
+}
+
+/// Refuses a model trained on another layout than `have`, saying how to get a match.
+pub fn check_layout(model: &Model, have: Layout) -> Result<()> {
+    let wanted = model.layout();
+    if wanted == have {
+        return Ok(());
+    }
+    let fix = match wanted {
+        Layout::FetchedAndRendered => {
+            "drop --no-render, or use a model trained with --no-render \
+             (models/fetched-only.json is one)"
+        }
+        Layout::Fetched => "add --no-render, or use a model trained on rendered bodies",
+    };
+    bail!(
+        "model {} was trained on {}, but this run computes {}: {fix}",
+        model.id,
+        wanted.describe(),
+        have.describe()
+    )
 }
 
 /// What the model made of one pair.

@@ -6,9 +6,14 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+/// The binary, run from the repository, with its render cache under the test
+/// target folder (never the user's).
 fn twinpage() -> Command {
     let mut cmd = Command::cargo_bin("twinpage").unwrap();
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).env(
+        "XDG_CACHE_HOME",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
+    );
     cmd
 }
 
@@ -331,7 +336,7 @@ fn a_model_for_other_signals_is_refused() {
 
 #[test]
 fn every_command_has_help() {
-    for cmd in ["train", "score", "signals", "evaluate", "explain"] {
+    for cmd in ["train", "score", "signals", "evaluate", "explain", "render"] {
         let text = stdout_of(twinpage().args([cmd, "--help"]));
         assert!(text.contains("--pairs"), "{cmd}: {text}");
     }
@@ -341,4 +346,141 @@ fn every_command_has_help() {
         list.lines().count(),
         twinpage::signals::names(twinpage::signals::Layout::FetchedAndRendered).len()
     );
+}
+
+/// A client-rendered copy of ARTICLE: the fetched body is an empty shell, the
+/// article arrives when its script runs.
+fn client_rendered(title: &str) -> String {
+    let encoded: String = ARTICLE.chars().rev().collect();
+    format!(
+        "<!doctype html><html><head><meta charset=utf-8><title>{title}</title></head><body>\
+         <nav><a href='/'>Home</a></nav><div id=app>Loading...</div>\
+         <script>document.getElementById('app').innerHTML = '<article><h1>{title}</h1><p>' + \
+         '{encoded}'.split('').reverse().join('') + '</p></article>';</script></body></html>"
+    )
+}
+
+/// Processes (not zombies) whose command line mentions `marker`.
+fn processes_mentioning(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let path = entry.path();
+        let cmdline = fs::read(path.join("cmdline")).unwrap_or_default();
+        let status = fs::read_to_string(path.join("status")).unwrap_or_default();
+        let zombie = status
+            .lines()
+            .any(|l| l.starts_with("State:") && l.contains('Z'));
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if !zombie && cmdline.contains(marker) {
+            found.push(cmdline);
+        }
+    }
+    found
+}
+
+#[test]
+fn render_ahead_then_score_without_a_browser() {
+    let (dir, pairs) = fixture("");
+    let d = dir.path();
+    fs::write(
+        d.join("app.html"),
+        client_rendered("Bridge closed after flood"),
+    )
+    .unwrap();
+    let mut rows = fs::read_to_string(&pairs).unwrap();
+    rows.push_str(
+        "4,https://news.example.com/bridge,https://app.example.com/#/bridge,a.html,app.html,app\n",
+    );
+    fs::write(&pairs, rows).unwrap();
+    let cache = d.join("cache");
+    let stored = d.join("renders");
+    let with_renders = d.join("pairs-rendered.csv");
+    // Browser profiles go under this test's own temporary folder, so that any
+    // Chromium left behind would be found here.
+    let tmp = d.join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let text = stdout_of(
+        twinpage()
+            .env("TMPDIR", &tmp)
+            .args(["render", "--tabs", "2", "--pairs"])
+            .arg(&pairs)
+            .arg("--cache")
+            .arg(&cache)
+            .arg("--store")
+            .arg(&stored)
+            .arg("--out")
+            .arg(&with_renders),
+    );
+    assert!(text.contains("5 document(s): 5 rendered now"), "{text}");
+    let left = processes_mentioning(&tmp.display().to_string());
+    assert!(left.is_empty(), "Chromium left behind: {left:?}");
+
+    // No browser from here on: the cache, or the stored renders, have everything.
+    let no_browser = |cmd: &mut Command| {
+        cmd.env("TWINPAGE_CHROMIUM", d.join("no-chromium-here"));
+    };
+    let out = d.join("scored.csv");
+    let mut warm = score(&pairs, &out, &["--cache", cache.to_str().unwrap()]);
+    no_browser(&mut warm);
+    warm.assert().success();
+    let signals = d.join("signals.csv");
+    let mut from_stored = twinpage();
+    no_browser(&mut from_stored);
+    from_stored
+        .args(["signals", "--cache"])
+        .arg(d.join("empty-cache"))
+        .arg("--pairs")
+        .arg(&with_renders)
+        .arg("--out")
+        .arg(&signals)
+        .assert()
+        .success();
+    let (headers, rows) = read_csv(&signals);
+    let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let app = &rows[3];
+    let fetched = app[column("fetched.jaccard_shingles_text")]
+        .parse::<f64>()
+        .unwrap();
+    let rendered = app[column("rendered.jaccard_shingles_text")]
+        .parse::<f64>()
+        .unwrap();
+    assert!(
+        rendered < 0.5 && fetched > 0.9,
+        "the script's article is in the rendered body only: fetched {fetched}, rendered {rendered}"
+    );
+    assert_eq!(app[column("rendered.cut_off")], "0.000000");
+
+    // Nothing cached and no browser: the error says how to get one.
+    let mut cold = score(&pairs, &out, &["--cache", d.join("cold").to_str().unwrap()]);
+    no_browser(&mut cold);
+    let err = stderr_of_failure(&mut cold);
+    assert!(
+        err.contains("apt-get install -y chromium") && err.contains("--no-render"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_model_refuses_the_other_layout() {
+    let (dir, pairs) = fixture("");
+    let out = dir.path().join("out.csv");
+    let err = stderr_of_failure(&mut score(&pairs, &out, &["--no-render"]));
+    assert!(
+        err.contains("rendered-body signals") && err.contains("fetched-only.json"),
+        "{err}"
+    );
+    let err = stderr_of_failure(&mut score(
+        &pairs,
+        &out,
+        &["--model", "models/fetched-only.json"],
+    ));
+    assert!(err.contains("add --no-render"), "{err}");
+    score(
+        &pairs,
+        &out,
+        &["--no-render", "--model", "models/fetched-only.json"],
+    )
+    .assert()
+    .success();
+    assert!(!out.with_extension("csv.skipped.csv").exists());
 }

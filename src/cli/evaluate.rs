@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
-use crate::batch::{self, Batch};
+use crate::batch;
 use crate::model::{Confusion, Metrics};
 
 /// Precision, recall, F1, accuracy, confusion matrix and review share on labelled pairs.
@@ -26,11 +26,13 @@ pub struct Args {
     /// Skip rows whose documents cannot be read.
     #[arg(long)]
     skip_bad: bool,
+    #[command(flatten)]
+    render: super::RenderArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let model = super::load_model(args.model.as_deref())?;
-    let batch = Batch::load(&args.pairs)?;
+    let (model, batch) =
+        super::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
     let skipped = batch.unreadable(args.skip_bad)?;
     let by_columns: Vec<Option<usize>> = match &args.by {
         None => vec![None; batch.files.len()],

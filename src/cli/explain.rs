@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use crate::batch::Batch;
 use crate::model::Model;
 use crate::signals;
 
@@ -20,11 +19,16 @@ pub struct Args {
     /// Model file [default: models/default.json, else the built-in copy].
     #[arg(long, value_name = "M.json")]
     model: Option<PathBuf>,
+    #[command(flatten)]
+    render: super::RenderArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let model = super::load_model(args.model.as_deref())?;
-    let batch = Batch::load(std::slice::from_ref(&args.pairs))?;
+    let (model, batch) = super::load_model_and_batch(
+        args.model.as_deref(),
+        std::slice::from_ref(&args.pairs),
+        &args.render,
+    )?;
     let pairs = &batch.files[0].pairs;
     let rows: Vec<usize> = match args.row {
         Some(n) if n == 0 || n > pairs.len() => {

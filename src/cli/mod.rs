@@ -6,6 +6,7 @@
 mod evaluate;
 mod explain;
 mod idf;
+mod render;
 mod score;
 mod signals;
 mod train;
@@ -13,13 +14,16 @@ mod train;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-use crate::batch::Skipped;
+use crate::batch::{check_layout, Batch, Skipped};
 use crate::model::Model;
 use crate::output::write_atomically;
+use crate::render::{default_cache_dir, RenderOptions, RenderSettings};
+use crate::signals::Layout;
 
 #[derive(Parser)]
 #[command(
@@ -47,6 +51,7 @@ enum Command {
     Signals(signals::Args),
     Evaluate(evaluate::Args),
     Explain(explain::Args),
+    Render(render::Args),
     Idf(idf::Args),
 }
 
@@ -65,6 +70,7 @@ pub fn run() -> ExitCode {
         Command::Signals(a) => signals::run(a),
         Command::Evaluate(a) => evaluate::run(a),
         Command::Explain(a) => explain::run(a),
+        Command::Render(a) => render::run(a),
         Command::Idf(a) => idf::run(a),
     };
     match result {
@@ -136,4 +142,71 @@ fn write_skipped(out: &str, skipped: &[Skipped]) -> Result<()> {
         path.display()
     );
     Ok(())
+}
+
+/// How a command gets rendered bodies; shared by every command that computes signals.
+#[derive(clap::Args, Debug)]
+struct RenderArgs {
+    /// Fetched-body signals only: render nothing (needs a model trained with --no-render).
+    #[arg(long)]
+    no_render: bool,
+    /// Render cache folder [default: $XDG_CACHE_HOME/twinpage/render or ~/.cache/twinpage/render].
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// Seconds a page may take to load and settle; then what has rendered is kept, marked cut off.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    render_deadline: f64,
+    /// Pages rendering at once, one browser each [default: 4 per core].
+    #[arg(long, value_name = "N")]
+    tabs: Option<usize>,
+}
+
+impl RenderArgs {
+    /// The settings of this run; None with --no-render.
+    fn settings(&self) -> Result<Option<RenderSettings>> {
+        if self.no_render {
+            return Ok(None);
+        }
+        if !(self.render_deadline.is_finite() && self.render_deadline > 0.0) {
+            anyhow::bail!(
+                "--render-deadline {}: give a positive number of seconds",
+                self.render_deadline
+            );
+        }
+        let mut options = RenderOptions {
+            deadline: Duration::from_secs_f64(self.render_deadline),
+            ..RenderOptions::default()
+        };
+        if let Some(tabs) = self.tabs {
+            if tabs == 0 {
+                anyhow::bail!("--tabs 0: give at least one tab");
+            }
+            options.tabs = tabs;
+        }
+        Ok(Some(RenderSettings {
+            cache: self.cache.clone().unwrap_or_else(default_cache_dir),
+            options,
+        }))
+    }
+
+    fn layout(&self) -> Layout {
+        if self.no_render {
+            Layout::Fetched
+        } else {
+            Layout::FetchedAndRendered
+        }
+    }
+}
+
+/// Loads the model and the pair files for a command that scores: the model's
+/// layout is checked against the run's before anything is rendered.
+fn load_model_and_batch(
+    model: Option<&Path>,
+    pairs: &[PathBuf],
+    render: &RenderArgs,
+) -> Result<(Model, Batch)> {
+    let model = load_model(model)?;
+    check_layout(&model, render.layout())?;
+    let batch = Batch::load(pairs, render.settings()?.as_ref())?;
+    Ok((model, batch))
 }

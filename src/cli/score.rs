@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::batch::{self, Batch};
+use crate::batch;
 
 /// Score pairs: the input columns plus p_duplicate, confidence, decision, decided_by.
 #[derive(clap::Args)]
@@ -21,11 +21,16 @@ pub struct Args {
     /// Skip rows whose documents cannot be read (listed in OUT.skipped.csv).
     #[arg(long)]
     skip_bad: bool,
+    #[command(flatten)]
+    render: super::RenderArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let model = super::load_model(args.model.as_deref())?;
-    let batch = Batch::load(std::slice::from_ref(&args.pairs))?;
+    let (model, batch) = super::load_model_and_batch(
+        args.model.as_deref(),
+        std::slice::from_ref(&args.pairs),
+        &args.render,
+    )?;
     let skipped = batch.unreadable(args.skip_bad)?;
     let outcomes = batch::score(&batch, &model);
     let file = &batch.files[0];

@@ -22,6 +22,8 @@ pub struct Args {
     /// Print the signal names and their meaning instead, in vector order.
     #[arg(long, conflicts_with = "skip_bad")]
     list: bool,
+    #[command(flatten)]
+    render: super::RenderArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -35,11 +37,11 @@ pub fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     let pairs = args.pairs.expect("clap requires --pairs without --list");
-    let batch = Batch::load(&[pairs])?;
+    let batch = Batch::load(&[pairs], args.render.settings()?.as_ref())?;
     let skipped = batch.unreadable(args.skip_bad)?;
     let vectors = batch::vectors(&batch);
     let file = &batch.files[0];
-    let names = crate::signals::names(Layout::Fetched);
+    let names = crate::signals::names(batch.layout());
     super::write_output(&args.out, |w| {
         let mut csv = csv::Writer::from_writer(w);
         csv.write_record(file.headers.iter().chain(&names))?;

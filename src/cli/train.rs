@@ -31,6 +31,8 @@ pub struct Args {
     /// Skip rows whose documents cannot be read (listed in OUT.skipped.csv).
     #[arg(long)]
     skip_bad: bool,
+    #[command(flatten)]
+    render: super::RenderArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -39,7 +41,7 @@ pub fn run(args: Args) -> Result<()> {
         .min_leaf_weight(args.min_leaf_weight)
         .precision_target(args.precision_target);
     params.check()?;
-    let batch = Batch::load(&args.pairs)?;
+    let batch = Batch::load(&args.pairs, args.render.settings()?.as_ref())?;
     let skipped = batch.unreadable(args.skip_bad)?;
     let (set, fingerprint) = batch::training_set(&batch)?;
     let trained = train::train(&set, &params, args.seed)?;
@@ -47,7 +49,7 @@ pub fn run(args: Args) -> Result<()> {
         format: crate::model::FORMAT,
         id: String::new(),
         twinpage_version: env!("CARGO_PKG_VERSION").to_string(),
-        signals: crate::signals::names(crate::signals::Layout::Fetched),
+        signals: crate::signals::names(batch.layout()),
         hyperparameters: params,
         seed: args.seed,
         training: TrainingInfo {

@@ -9,6 +9,7 @@
 use super::{browser, Rendered, RENDERER_VERSION};
 use anyhow::{Context, Result};
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 pub struct RenderCache {
@@ -40,15 +41,20 @@ impl RenderCache {
         hasher.finalize().to_hex().to_string()
     }
 
-    /// The stored render for `key`; None when missing, incomplete or unreadable.
+    /// The stored render for `key`, without its screenshot (which signals do not
+    /// need; see [`RenderCache::screenshot`]); None when missing or unreadable.
     pub fn get(&self, key: &str) -> Option<Rendered> {
-        let (json, png) = self.paths(key);
-        let mut rendered: Rendered = serde_json::from_slice(&std::fs::read(json).ok()?).ok()?;
-        rendered.screenshot_png = std::fs::read(png).ok()?;
-        Some(rendered)
+        let (json, _) = self.paths(key);
+        serde_json::from_slice(&std::fs::read(json).ok()?).ok()
     }
 
-    /// Stores `rendered` under `key`, atomically.
+    /// The screenshot (PNG) stored with the render for `key`.
+    pub fn screenshot(&self, key: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.paths(key).1).ok()
+    }
+
+    /// Stores `rendered` under `key`, atomically. Failures are not cached: they
+    /// may come from a machine too busy to render in time, and are tried again.
     pub fn put(&self, key: &str, rendered: &Rendered) -> Result<()> {
         let (json, png) = self.paths(key);
         let shard = json.parent().unwrap_or(&self.dir);
@@ -67,10 +73,14 @@ impl RenderCache {
     }
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Writes a whole file or nothing (temporary file + rename), readable by all.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let folder = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(folder)?;
+    let mut file = tempfile::NamedTempFile::new_in(folder)
+        .with_context(|| format!("cannot write into {}", folder.display()))?;
     file.write_all(bytes)?;
+    file.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))?;
     file.persist(path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())

@@ -20,14 +20,20 @@
 //!
 //! - [`Renderer`] owns a pool of browsers (`browser.rs`) and renders documents on it;
 //! - [`RenderCache`] (`cache.rs`) keeps renders on disk, keyed by content and version;
+//! - [`supply`] (`supply.rs`) gets a run its rendered bodies: stored, cached or rendered;
 //! - `server.rs` is the loopback server, `page.rs` one render on one tab.
 
 mod browser;
 mod cache;
 mod page;
 mod server;
+mod supply;
 
 pub use cache::RenderCache;
+pub use supply::{
+    default_cache_dir, read_stored, store, supply, RenderSettings, RenderedBody, Request,
+    SupplyReport,
+};
 
 use anyhow::{bail, Context, Result};
 use browser::{Pool, Slot};
@@ -35,14 +41,16 @@ use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// Names what a render produces; part of the cache key, so bump it whenever the
 /// renderer's output changes (flags, settle rule, measurements, serialisation).
 pub const RENDERER_VERSION: &str = "twinpage-render-2";
 
-/// Documents are decompressed up to this size; a gzip bomb stops here.
-const MAX_DOCUMENT: u64 = 64 * 1024 * 1024;
+/// Documents are cut at this size, as fetched bodies are: a huge page or a gzip
+/// bomb costs the browser no more than a big page.
+const MAX_DOCUMENT: u64 = crate::document::decode::MAX_BODY_BYTES as u64;
 
 /// How to run the browsers.
 #[derive(Clone, Debug)]
@@ -93,6 +101,15 @@ pub struct Rendered {
     /// The viewport as a PNG. Not in the JSON: the cache stores it as a file of its own.
     #[serde(skip)]
     pub screenshot_png: Vec<u8>,
+}
+
+/// A render as the cache and stored render files keep it: the render, or why
+/// there is none (then the fetched body stands in for the rendered one).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum StoredRender {
+    Failed { failed: String },
+    Rendered(Rendered),
 }
 
 /// A pool of headless Chromium browsers that render local documents.
@@ -155,42 +172,53 @@ impl Renderer {
         documents: &[PathBuf],
         on_done: &(dyn Fn() + Sync),
     ) -> Vec<Result<Rendered>> {
-        let next = AtomicUsize::new(0);
-        let workers = self.options.tabs.clamp(1, documents.len().max(1));
-        let mut results: Vec<Option<Result<Rendered>>> = documents.iter().map(|_| None).collect();
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut slot = self.pool.take();
-                        let mut done = Vec::new();
-                        loop {
-                            let index = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(document) = documents.get(index) else {
-                                break done;
-                            };
-                            let rendered =
-                                slot.render(document, &self.options, self.profiles.path());
-                            done.push((index, rendered));
-                            on_done();
-                        }
-                    })
-                })
-                .collect();
-            for handle in handles {
-                let done = handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                for (index, rendered) in done {
-                    results[index] = Some(rendered);
-                }
-            }
+        let results: Vec<Mutex<Option<Result<Rendered>>>> =
+            documents.iter().map(|_| Mutex::new(None)).collect();
+        self.render_each(documents, &|index, rendered| {
+            *lock(&results[index]) = Some(rendered);
+            on_done();
         });
         results
             .into_iter()
-            .map(|result| result.unwrap_or_else(|| bail!("document was not rendered")))
+            .map(|result| {
+                let result = result.into_inner().unwrap_or_else(|p| p.into_inner());
+                result.unwrap_or_else(|| bail!("document was not rendered"))
+            })
             .collect()
     }
+
+    /// Renders many documents on the tab pool and hands each result, with the
+    /// document's index, to `on_result` as soon as it is ready (from the rendering
+    /// thread), so that a long run keeps nothing it does not need.
+    pub fn render_each(
+        &self,
+        documents: &[PathBuf],
+        on_result: &(dyn Fn(usize, Result<Rendered>) + Sync),
+    ) {
+        let next = AtomicUsize::new(0);
+        let workers = self.options.tabs.clamp(1, documents.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    let mut slot = self.pool.take();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(document) = documents.get(index) else {
+                            break;
+                        };
+                        let rendered = slot.render(document, &self.options, self.profiles.path());
+                        on_result(index, rendered);
+                    }
+                });
+            }
+        });
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Drop for Renderer {
@@ -206,15 +234,27 @@ impl Drop for Renderer {
 /// Reads a document, decompressing it if it is gzip (recognised by its magic bytes,
 /// whatever its name). These are the bytes that are rendered and that key the cache.
 pub fn read_document(path: &Path) -> Result<Vec<u8>> {
-    let raw = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    if !raw.starts_with(&[0x1f, 0x8b]) {
-        return Ok(raw);
-    }
+    read_at_most(path, MAX_DOCUMENT)
+}
+
+/// Reads up to `limit` bytes of a file, decompressing it if it is gzip.
+pub(crate) fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut reader = std::io::BufReader::new(file);
+    let gzipped = std::io::BufRead::fill_buf(&mut reader)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .starts_with(&[0x1f, 0x8b]);
+    let reader: Box<dyn Read> = if gzipped {
+        Box::new(flate2::read::MultiGzDecoder::new(reader))
+    } else {
+        Box::new(reader)
+    };
     let mut body = Vec::new();
-    flate2::read::MultiGzDecoder::new(raw.as_slice())
-        .take(MAX_DOCUMENT)
+    reader
+        .take(limit)
         .read_to_end(&mut body)
-        .with_context(|| format!("cannot decompress {}", path.display()))?;
+        .with_context(|| format!("cannot read {} (corrupt gzip?)", path.display()))?;
     Ok(body)
 }
 

@@ -3,6 +3,7 @@
 
 use super::Rendered;
 use anyhow::{anyhow, bail, Context, Result};
+use base64::prelude::{Engine, BASE64_STANDARD};
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Page, Runtime, Storage};
 use headless_chrome::Tab;
@@ -173,9 +174,7 @@ pub(crate) fn render(
         tab.stop_loading()?;
     }
     // The screenshot comes first: measuring blanks the text a reader cannot see.
-    let screenshot_png = tab
-        .capture_screenshot(Page::CaptureScreenshotFormatOption::Png, None, None, true)
-        .context("screenshot failed")?;
+    let screenshot_png = screenshot(tab)?;
     let measured = measure(tab, &watch.main_frame)?;
     Ok(Rendered {
         synthetic_body: measured.synthetic_body,
@@ -187,6 +186,24 @@ pub(crate) fn render(
         cut_off: !settled,
         screenshot_png,
     })
+}
+
+/// The viewport as a PNG, encoded for speed (zlib's fastest level): the encoding
+/// ran in Chromium's browser process and was a large share of a render's CPU time.
+fn screenshot(tab: &Tab) -> Result<Vec<u8>> {
+    let capture = tab
+        .call_method(Page::CaptureScreenshot {
+            format: Some(Page::CaptureScreenshotFormatOption::Png),
+            quality: None,
+            clip: None,
+            from_surface: Some(true),
+            capture_beyond_viewport: Some(false),
+            optimize_for_speed: Some(true),
+        })
+        .context("screenshot failed")?;
+    BASE64_STANDARD
+        .decode(capture.data)
+        .context("screenshot is not base64")
 }
 
 /// Starts loading `url`; returns the loader id of the new document, if one was made.

@@ -256,7 +256,10 @@ fn text_hidden_by_layout_or_colour_is_not_visible_text() {
     let dark = b"<!doctype html><html><body style=\"background:#111\">\
         <p style=\"color:#fff\">Night trains run twice a week.</p></body></html>";
     let dir = site(&[("stuffed.html", stuffed.as_bytes()), ("dark.html", dark)]);
-    let documents = [dir.path().join("stuffed.html"), dir.path().join("dark.html")];
+    let documents = [
+        dir.path().join("stuffed.html"),
+        dir.path().join("dark.html"),
+    ];
     let results = renderer(10, 2).render_all(&documents, &|| {});
     let stuffed = results[0].as_ref().expect("renders");
     let dark = results[1].as_ref().expect("renders");
@@ -267,7 +270,11 @@ fn text_hidden_by_layout_or_colour_is_not_visible_text() {
         stuffed.visible_text
     );
     assert!(stuffed.synthetic_body.contains("cheap flights"));
-    assert!(stuffed.hidden_text_share > 0.7, "{}", stuffed.hidden_text_share);
+    assert!(
+        stuffed.hidden_text_share > 0.7,
+        "{}",
+        stuffed.hidden_text_share
+    );
     assert!(dark.visible_text.contains("Night trains"));
     assert!(dark.hidden_text_share < 0.05, "{}", dark.hidden_text_share);
 }
@@ -330,7 +337,15 @@ fn the_cache_round_trips_and_keys_follow_the_content() {
         screenshot_png: b"\x89PNG not really".to_vec(),
     };
     cache.put(&key, &rendered).expect("stores");
-    assert_eq!(cache.get(&key), Some(rendered));
+    assert_eq!(
+        cache.screenshot(&key).as_deref(),
+        Some(&rendered.screenshot_png[..])
+    );
+    let without_screenshot = Rendered {
+        screenshot_png: Vec::new(),
+        ..rendered
+    };
+    assert_eq!(cache.get(&key), Some(without_screenshot));
     let json = std::fs::read_to_string(
         dir.path()
             .join("render")

@@ -1,0 +1,228 @@
+//! Rendered bodies for a run, from the cheapest place that has them.
+//!
+//! For each document, in order: the stored render the pair file names
+//! (`rendered_a`, `rendered_b`), used as it is; else the render cache; else
+//! Chromium, whose renders then go into the cache. Chromium starts only when
+//! something is missing, so a warm cache or self-contained pair files need no
+//! browser at all.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+use flate2::write::GzEncoder;
+use rayon::prelude::*;
+
+use super::{read_document, RenderCache, RenderOptions, Rendered, Renderer, StoredRender};
+use crate::progress::Progress;
+
+/// Where rendered bodies come from, and how to make the missing ones.
+#[derive(Clone, Debug)]
+pub struct RenderSettings {
+    /// The render cache folder.
+    pub cache: PathBuf,
+    pub options: RenderOptions,
+}
+
+/// The cache folder used when none is given: `$XDG_CACHE_HOME/twinpage/render`,
+/// else `~/.cache/twinpage/render`, else `.twinpage-cache/render`.
+pub fn default_cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")));
+    match base {
+        Some(base) => base.join("twinpage").join("render"),
+        None => PathBuf::from(".twinpage-cache").join("render"),
+    }
+}
+
+/// A document to get the rendered body of.
+pub struct Request<'a> {
+    /// The fetched body (what is rendered, and what keys the cache).
+    pub document: &'a Path,
+    /// A stored render the pair file gives for it, if any.
+    pub stored: Option<&'a Path>,
+}
+
+/// A rendered body as a run gets it.
+pub enum RenderedBody {
+    /// A render with the browser's measurements.
+    Measured(Rendered),
+    /// A stored synthetic body alone (HTML): no browser measurements come with it.
+    SyntheticOnly(Vec<u8>),
+    /// The document could not be rendered; why.
+    Failed(String),
+}
+
+impl From<StoredRender> for RenderedBody {
+    /// Drops the screenshot: signals do not need it, and a run holds many renders.
+    fn from(stored: StoredRender) -> RenderedBody {
+        match stored {
+            StoredRender::Rendered(rendered) => RenderedBody::Measured(Rendered {
+                screenshot_png: Vec::new(),
+                ..rendered
+            }),
+            StoredRender::Failed { failed } => RenderedBody::Failed(failed),
+        }
+    }
+}
+
+/// What [`supply`] did, for the user.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SupplyReport {
+    pub stored: usize,
+    pub cached: usize,
+    pub rendered: usize,
+    pub failed: usize,
+}
+
+/// The rendered body of every request, in order. Errors only when documents are
+/// missing from the cache and no browser can start (the message says how to get
+/// one); a document that fails to render is a [`RenderedBody::Failed`], not an error.
+pub fn supply(
+    requests: &[Request],
+    settings: &RenderSettings,
+) -> Result<(Vec<RenderedBody>, SupplyReport)> {
+    let cache = RenderCache::open(&settings.cache)?;
+    let found: Vec<Found> = requests
+        .par_iter()
+        .map(|request| look_up(request, &cache))
+        .collect();
+    let mut report = SupplyReport::default();
+    let mut missing: Vec<(usize, String)> = Vec::new();
+    let mut bodies: Vec<RenderedBody> = Vec::with_capacity(requests.len());
+    for (i, found) in found.into_iter().enumerate() {
+        bodies.push(match found {
+            Found::Stored(body) => {
+                report.stored += 1;
+                body
+            }
+            Found::Cached(rendered) => {
+                report.cached += 1;
+                RenderedBody::from(StoredRender::Rendered(rendered))
+            }
+            Found::Unreadable(reason) => {
+                report.failed += 1;
+                RenderedBody::Failed(reason)
+            }
+            Found::Missing(key) => {
+                missing.push((i, key));
+                RenderedBody::Failed("not rendered".into())
+            }
+        });
+    }
+    if !missing.is_empty() {
+        render_missing(
+            requests,
+            &missing,
+            settings,
+            &cache,
+            &mut bodies,
+            &mut report,
+        )?;
+    }
+    Ok((bodies, report))
+}
+
+/// Renders the documents missing from the cache and caches them.
+fn render_missing(
+    requests: &[Request],
+    missing: &[(usize, String)],
+    settings: &RenderSettings,
+    cache: &RenderCache,
+    bodies: &mut [RenderedBody],
+    report: &mut SupplyReport,
+) -> Result<()> {
+    let renderer = Renderer::start(settings.options.clone()).with_context(|| {
+        format!(
+            "{} document(s) have no rendered body in the cache {} and none can be made \
+             (or use --no-render with a fetched-only model such as models/fetched-only.json)",
+            missing.len(),
+            settings.cache.display()
+        )
+    })?;
+    let documents: Vec<PathBuf> = missing
+        .iter()
+        .map(|&(i, _)| requests[i].document.to_path_buf())
+        .collect();
+    let progress = Progress::new(documents.len(), "rendering documents");
+    let done: Vec<Mutex<Option<RenderedBody>>> = missing.iter().map(|_| Mutex::new(None)).collect();
+    renderer.render_each(&documents, &|index, result| {
+        let body = match result {
+            Ok(rendered) => {
+                // Cached at once, so that an interrupted run keeps what it rendered.
+                if let Err(e) = cache.put(&missing[index].1, &rendered) {
+                    eprintln!("twinpage: warning: render not cached: {e:#}");
+                }
+                RenderedBody::from(StoredRender::Rendered(rendered))
+            }
+            Err(e) => RenderedBody::Failed(format!("{e:#}")),
+        };
+        *done[index].lock().unwrap_or_else(|p| p.into_inner()) = Some(body);
+        progress.inc();
+    });
+    progress.finish();
+    drop(renderer);
+    for ((i, _), body) in missing.iter().zip(done) {
+        let body = body.into_inner().unwrap_or_else(|p| p.into_inner());
+        let body = body.unwrap_or_else(|| RenderedBody::Failed("not rendered".into()));
+        match body {
+            RenderedBody::Failed(_) => report.failed += 1,
+            _ => report.rendered += 1,
+        }
+        bodies[*i] = body;
+    }
+    Ok(())
+}
+
+/// Where a request's rendered body was found.
+enum Found {
+    Stored(RenderedBody),
+    Cached(Rendered),
+    Unreadable(String),
+    /// Not in the cache; its key.
+    Missing(String),
+}
+
+fn look_up(request: &Request, cache: &RenderCache) -> Found {
+    if let Some(stored) = request.stored {
+        return match read_stored(stored) {
+            Ok(body) => Found::Stored(body),
+            Err(e) => Found::Unreadable(format!("{e:#}")),
+        };
+    }
+    let key = match read_document(request.document) {
+        Ok(bytes) => RenderCache::key(&bytes),
+        Err(e) => return Found::Unreadable(format!("{e:#}")),
+    };
+    match cache.get(&key) {
+        Some(stored) => Found::Cached(stored),
+        None => Found::Missing(key),
+    }
+}
+
+/// Reads a stored render: the JSON that `twinpage render --store` writes (gzipped
+/// or not; a render or a failure), or a bare synthetic body (HTML).
+pub fn read_stored(path: &Path) -> Result<RenderedBody> {
+    // A render holds a (cut) synthetic body and its visible text, escaped as JSON.
+    let bytes = super::read_at_most(path, 64 << 20)?;
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        return Ok(RenderedBody::SyntheticOnly(bytes));
+    }
+    let stored: StoredRender = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is not a stored render", path.display()))?;
+    Ok(RenderedBody::from(stored))
+}
+
+/// Writes a render (or failure) as gzipped JSON into `folder`, named after the
+/// rendered document's bytes (so identical documents share one file); returns its path.
+pub fn store(stored: &StoredRender, document_bytes: &[u8], folder: &Path) -> Result<PathBuf> {
+    let name = blake3::hash(document_bytes).to_hex();
+    let path = folder.join(format!("{}.render.json.gz", &name[..20]));
+    let mut gzip = GzEncoder::new(Vec::new(), flate2::Compression::best());
+    serde_json::to_writer(&mut gzip, stored)?;
+    super::cache::write_atomically(&path, &gzip.finish()?)?;
+    Ok(path)
+}
