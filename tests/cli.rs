@@ -170,7 +170,7 @@ fn score_to_stdout_and_signals_file() {
         .assert()
         .success();
     let (headers, rows) = read_csv(&out);
-    let names = twinpage::signals::names(twinpage::signals::Layout::Fetched);
+    let names = twinpage::signals::names(twinpage::signals::Layout::FetchedAndRendered);
     assert_eq!(headers.len(), 6 + names.len());
     assert_eq!(&headers[6..], &names[..]);
     let identical = headers
@@ -414,15 +414,37 @@ fn render_ahead_then_score_without_a_browser() {
     assert!(text.contains("5 document(s): 5 rendered now"), "{text}");
     let left = processes_mentioning(&tmp.display().to_string());
     assert!(left.is_empty(), "Chromium left behind: {left:?}");
+    assert!(
+        fs::read_dir(&tmp).unwrap().next().is_none(),
+        "nothing left in TMPDIR"
+    );
 
-    // No browser from here on: the cache, or the stored renders, have everything.
     let no_browser = |cmd: &mut Command| {
         cmd.env("TWINPAGE_CHROMIUM", d.join("no-chromium-here"));
     };
+    // The cache is keyed by Chromium's version too, so a warm run still names the
+    // browser; it just never starts it.
     let out = d.join("scored.csv");
-    let mut warm = score(&pairs, &out, &["--cache", cache.to_str().unwrap()]);
-    no_browser(&mut warm);
-    warm.assert().success();
+    let listing = || -> Vec<PathBuf> {
+        let mut names: Vec<PathBuf> = fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing();
+    let warm = score(&pairs, &out, &["--cache", cache.to_str().unwrap()])
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&warm.stderr);
+    assert!(
+        warm.status.success() && !said.contains("rendered now"),
+        "{said}"
+    );
+    assert_eq!(listing(), before, "no browser profile was made");
+    // With stored renders no browser is needed at all, nor a cache.
     let signals = d.join("signals.csv");
     let mut from_stored = twinpage();
     no_browser(&mut from_stored);

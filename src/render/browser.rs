@@ -224,6 +224,9 @@ impl Process {
                 options.window.0, options.window.1
             ))
             .arg("about:blank")
+            // Chromium keeps singleton sockets in TMPDIR, which a killed browser
+            // cannot remove: inside the profile they go with it.
+            .env("TMPDIR", profile)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)
