@@ -3,6 +3,7 @@
 //! half-way leaves the old file (or no file), never half a file.
 
 use std::io::{BufWriter, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -40,8 +41,10 @@ pub fn write_atomically(
         .into_inner()
         .map_err(|e| e.into_error())
         .with_context(|| format!("cannot write {}", path.display()))?;
+    // Temporary files are private (0600); the output is an ordinary file (0644).
     temp.as_file()
-        .sync_all()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))
+        .and_then(|()| temp.as_file().sync_all())
         .with_context(|| format!("cannot write {}", path.display()))?;
     temp.persist(path)
         .with_context(|| format!("cannot write {}", path.display()))?;

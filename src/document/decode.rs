@@ -34,11 +34,24 @@ pub struct DecodedBody {
 
 /// Reads a document file (`.html` or `.html.gz`), cut to [`MAX_BODY_BYTES`].
 pub fn read_body(path: &Path) -> Result<DecodedBody> {
+    let mut bytes = read_decompressed(path, MAX_BODY_BYTES as u64 + 1)?;
+    let truncated = bytes.len() > MAX_BODY_BYTES;
+    let raw_len = if truncated {
+        let on_disk = std::fs::metadata(path).map_or(0, |m| m.len() as usize);
+        on_disk.max(bytes.len())
+    } else {
+        bytes.len()
+    };
+    bytes.truncate(MAX_BODY_BYTES);
+    Ok(decode_bytes(&bytes, raw_len, truncated))
+}
+
+/// Reads at most `limit` bytes of a file, decompressed when it is gzip (recognised
+/// by its magic bytes, whatever the file is called), so a gzip bomb stops there.
+pub fn read_decompressed(path: &Path, limit: u64) -> Result<Vec<u8>> {
     let file =
         File::open(path).with_context(|| format!("cannot open document {}", path.display()))?;
-    let raw_len_on_disk = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
     let mut reader = BufReader::new(file);
-    // gzip is recognised by its magic bytes, whatever the file is called.
     let gzipped = reader
         .fill_buf()
         .with_context(|| format!("cannot read document {}", path.display()))?
@@ -48,19 +61,12 @@ pub fn read_body(path: &Path) -> Result<DecodedBody> {
     } else {
         Box::new(reader)
     };
-    let mut bytes = Vec::with_capacity(raw_len_on_disk.min(MAX_BODY_BYTES + 1));
+    let mut bytes = Vec::new();
     reader
-        .take(MAX_BODY_BYTES as u64 + 1)
+        .take(limit)
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read document {} (corrupt gzip?)", path.display()))?;
-    let truncated = bytes.len() > MAX_BODY_BYTES;
-    let raw_len = if truncated {
-        raw_len_on_disk.max(bytes.len())
-    } else {
-        bytes.len()
-    };
-    bytes.truncate(MAX_BODY_BYTES);
-    Ok(decode_bytes(&bytes, raw_len, truncated))
+    Ok(bytes)
 }
 
 /// Decodes raw bytes: BOM first, then a `<meta charset>` in the first 4 KB, then a

@@ -8,8 +8,6 @@
 
 use super::{browser, Rendered, RENDERER_VERSION};
 use anyhow::{Context, Result};
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 pub struct RenderCache {
@@ -60,8 +58,8 @@ impl RenderCache {
         let shard = json.parent().unwrap_or(&self.dir);
         std::fs::create_dir_all(shard)
             .with_context(|| format!("cannot create {}", shard.display()))?;
-        write_atomically(&png, &rendered.screenshot_png)?;
-        write_atomically(&json, &serde_json::to_vec(rendered)?)
+        write_bytes(&png, &rendered.screenshot_png)?;
+        write_bytes(&json, &serde_json::to_vec(rendered)?)
     }
 
     fn paths(&self, key: &str) -> (PathBuf, PathBuf) {
@@ -73,15 +71,7 @@ impl RenderCache {
     }
 }
 
-/// Writes a whole file or nothing (temporary file + rename), readable by all.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(folder)
-        .with_context(|| format!("cannot write into {}", folder.display()))?;
-    file.write_all(bytes)?;
-    file.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-    file.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+/// Writes a whole file or nothing.
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+    crate::output::write_atomically(path, |w| Ok(w.write_all(bytes)?))
 }

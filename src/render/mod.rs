@@ -35,10 +35,10 @@ pub use supply::{
     SupplyReport,
 };
 
+use crate::document::decode::MAX_BODY_BYTES;
 use anyhow::{bail, Context, Result};
 use browser::{Pool, Slot};
 use serde::{Deserialize, Serialize};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -47,10 +47,6 @@ use std::time::Duration;
 /// Names what a render produces; part of the cache key, so bump it whenever the
 /// renderer's output changes (flags, settle rule, measurements, serialisation).
 pub const RENDERER_VERSION: &str = "twinpage-render-2";
-
-/// Documents are cut at this size, as fetched bodies are: a huge page or a gzip
-/// bomb costs the browser no more than a big page.
-const MAX_DOCUMENT: u64 = crate::document::decode::MAX_BODY_BYTES as u64;
 
 /// How to run the browsers.
 #[derive(Clone, Debug)]
@@ -231,31 +227,11 @@ impl Drop for Renderer {
     }
 }
 
-/// Reads a document, decompressing it if it is gzip (recognised by its magic bytes,
-/// whatever its name). These are the bytes that are rendered and that key the cache.
+/// Reads a document as the fetched body is read (decompressed, cut at 4 MB, so a
+/// huge page costs the browser no more than a big one). These are the bytes that
+/// are rendered and that key the cache.
 pub fn read_document(path: &Path) -> Result<Vec<u8>> {
-    read_at_most(path, MAX_DOCUMENT)
-}
-
-/// Reads up to `limit` bytes of a file, decompressing it if it is gzip.
-pub(crate) fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut reader = std::io::BufReader::new(file);
-    let gzipped = std::io::BufRead::fill_buf(&mut reader)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .starts_with(&[0x1f, 0x8b]);
-    let reader: Box<dyn Read> = if gzipped {
-        Box::new(flate2::read::MultiGzDecoder::new(reader))
-    } else {
-        Box::new(reader)
-    };
-    let mut body = Vec::new();
-    reader
-        .take(limit)
-        .read_to_end(&mut body)
-        .with_context(|| format!("cannot read {} (corrupt gzip?)", path.display()))?;
-    Ok(body)
+    crate::document::decode::read_decompressed(path, MAX_BODY_BYTES as u64)
 }
 
 /// The document's name in its URL: its file name without a `.gz` ending.

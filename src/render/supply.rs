@@ -206,7 +206,7 @@ fn look_up(request: &Request, cache: &RenderCache) -> Found {
 /// or not; a render or a failure), or a bare synthetic body (HTML).
 pub fn read_stored(path: &Path) -> Result<RenderedBody> {
     // A render holds a (cut) synthetic body and its visible text, escaped as JSON.
-    let bytes = super::read_at_most(path, 64 << 20)?;
+    let bytes = crate::document::decode::read_decompressed(path, 64 << 20)?;
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'{') {
         return Ok(RenderedBody::SyntheticOnly(bytes));
@@ -223,6 +223,6 @@ pub fn store(stored: &StoredRender, document_bytes: &[u8], folder: &Path) -> Res
     let path = folder.join(format!("{}.render.json.gz", &name[..20]));
     let mut gzip = GzEncoder::new(Vec::new(), flate2::Compression::best());
     serde_json::to_writer(&mut gzip, stored)?;
-    super::cache::write_atomically(&path, &gzip.finish()?)?;
+    super::cache::write_bytes(&path, &gzip.finish()?)?;
     Ok(path)
 }
