@@ -62,6 +62,7 @@ fn main() {
         .map(|document| Request {
             document,
             stored: None,
+            content_hash: None,
         })
         .collect();
     let start = Instant::now();

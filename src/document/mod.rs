@@ -34,7 +34,11 @@ pub fn render_requests<'a>(pairs: impl IntoIterator<Item = &'a Pair>) -> Vec<Req
     }
     stored
         .into_iter()
-        .map(|(document, stored)| Request { document, stored })
+        .map(|(document, stored)| Request {
+            document,
+            stored,
+            content_hash: None,
+        })
         .collect()
 }
 
@@ -133,7 +137,14 @@ impl DocumentSet {
         settings: &RenderSettings,
     ) -> anyhow::Result<()> {
         let mut requests = render_requests(pairs);
-        requests.retain(|request| self.documents.contains_key(request.document));
+        // Only readable documents render; their hash keys the cache without a second read.
+        requests.retain_mut(|request| match self.documents.get(request.document) {
+            Some(document) => {
+                request.content_hash = Some(document.body_hash);
+                true
+            }
+            None => false,
+        });
         let (bodies, report) = render::supply(&requests, settings)?;
         self.render_report = report;
         let progress = Progress::new(bodies.len(), "reading rendered bodies");

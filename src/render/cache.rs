@@ -25,17 +25,18 @@ impl RenderCache {
         })
     }
 
-    /// The key of a document: blake3 of its (decompressed) bytes, [`RENDERER_VERSION`]
-    /// and the version of the Chromium named by `TWINPAGE_CHROMIUM` or
-    /// `/usr/bin/chromium`.
-    pub fn key(document_bytes: &[u8]) -> String {
+    /// The key of a document: blake3 of its content hash (blake3 of its
+    /// decompressed bytes, as [`crate::document::Document::body_hash`] holds it),
+    /// [`RENDERER_VERSION`] and the version of the Chromium named by
+    /// `TWINPAGE_CHROMIUM` or `/usr/bin/chromium`.
+    pub fn key(content_hash: &[u8; 32]) -> String {
         let mut hasher = blake3::Hasher::new();
         for part in [RENDERER_VERSION, browser::installed_version()] {
             // Length-prefixed, so that no two (version, version) pairs hash alike.
             hasher.update(&(part.len() as u64).to_le_bytes());
             hasher.update(part.as_bytes());
         }
-        hasher.update(document_bytes);
+        hasher.update(content_hash);
         hasher.finalize().to_hex().to_string()
     }
 

@@ -43,6 +43,9 @@ pub struct Request<'a> {
     pub document: &'a Path,
     /// A stored render the pair file gives for it, if any.
     pub stored: Option<&'a Path>,
+    /// blake3 of the document's (decompressed, cut) bytes when the caller has it
+    /// already; else the document is read to get it.
+    pub content_hash: Option<[u8; 32]>,
 }
 
 /// A rendered body as a run gets it.
@@ -192,10 +195,14 @@ fn look_up(request: &Request, cache: &RenderCache) -> Found {
             Err(e) => Found::Unreadable(format!("{e:#}")),
         };
     }
-    let key = match read_document(request.document) {
-        Ok(bytes) => RenderCache::key(&bytes),
-        Err(e) => return Found::Unreadable(format!("{e:#}")),
+    let content_hash = match request.content_hash {
+        Some(hash) => hash,
+        None => match read_document(request.document) {
+            Ok(bytes) => *blake3::hash(&bytes).as_bytes(),
+            Err(e) => return Found::Unreadable(format!("{e:#}")),
+        },
     };
+    let key = RenderCache::key(&content_hash);
     match cache.get(&key) {
         Some(stored) => Found::Cached(stored),
         None => Found::Missing(key),
