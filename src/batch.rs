@@ -10,6 +10,7 @@ use crate::document::{DocumentSet, IdfTable, Pair, PairFile};
 use crate::model::{Decision, Model, TrainingSet};
 use crate::progress::Progress;
 use crate::render::RenderSettings;
+use crate::retrain::LabelledPairs;
 use crate::signals::{self, Layout};
 
 /// Says on stderr where rendered bodies came from and which renders failed.
@@ -197,9 +198,20 @@ pub fn vectors(batch: &Batch) -> Vec<Option<Vec<f64>>> {
 /// The labelled pairs of a batch as a training set, with the fingerprint of the
 /// data (document hashes and labels, in order). Unlabelled rows are an error.
 pub fn training_set(batch: &Batch) -> Result<(TrainingSet, String)> {
+    let (pairs, fingerprint) = labelled_pairs(batch)?;
+    let set = TrainingSet {
+        groups: crate::model::train::groups_by_shared_document(&pairs.documents),
+        vectors: pairs.vectors,
+        labels: pairs.labels,
+    };
+    Ok((set, fingerprint))
+}
+
+/// The labelled pairs of a batch: signal vectors, labels and document hashes,
+/// with the fingerprint of the data. Unlabelled rows are an error.
+pub fn labelled_pairs(batch: &Batch) -> Result<(LabelledPairs, String)> {
     let vectors = vectors(batch);
-    let mut set = TrainingSet::default();
-    let mut ends = Vec::new();
+    let mut out = LabelledPairs::default();
     let mut fingerprint = blake3::Hasher::new();
     for (pair, vector) in batch.pairs().zip(vectors) {
         let Some(label) = pair.label else {
@@ -216,10 +228,9 @@ pub fn training_set(batch: &Batch) -> Result<(TrainingSet, String)> {
         fingerprint.update(&a.body_hash);
         fingerprint.update(&b.body_hash);
         fingerprint.update(&[u8::from(label)]);
-        ends.push((a.body_hash, b.body_hash));
-        set.vectors.push(vector);
-        set.labels.push(label);
+        out.vectors.push(vector);
+        out.labels.push(label);
+        out.documents.push((a.body_hash, b.body_hash));
     }
-    set.groups = crate::model::train::groups_by_shared_document(&ends);
-    Ok((set, fingerprint.finalize().to_hex().to_string()))
+    Ok((out, fingerprint.finalize().to_hex().to_string()))
 }

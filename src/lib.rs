@@ -4,7 +4,9 @@
 //! The data flows one way, one module per idea of the method:
 //! [`document`] (pair files, bodies, attributes) → [`signals`] (the tests, the
 //! signal vector) → [`model`] (a calibrated decision tree, thresholds) → decisions
-//! ([`batch`] runs a whole pair file through them). [`cli`] is the thin command layer.
+//! ([`batch`] runs a whole pair file through them) → [`review`] (a queue of the
+//! undecided pairs, labelled in a web page) → [`retrain`] (the next model, with
+//! the reviewers' labels). [`cli`] is the thin command layer.
 
 pub mod batch;
 pub mod cli;
@@ -13,4 +15,6 @@ pub mod model;
 pub mod output;
 pub mod progress;
 pub mod render;
+pub mod retrain;
+pub mod review;
 pub mod signals;

@@ -7,6 +7,8 @@ mod evaluate;
 mod explain;
 mod idf;
 mod render;
+mod retrain;
+mod review;
 mod score;
 mod signals;
 mod train;
@@ -52,6 +54,8 @@ enum Command {
     Evaluate(evaluate::Args),
     Explain(explain::Args),
     Render(render::Args),
+    Review(review::Args),
+    Retrain(retrain::Args),
     Idf(idf::Args),
 }
 
@@ -71,6 +75,8 @@ pub fn run() -> ExitCode {
         Command::Evaluate(a) => evaluate::run(a),
         Command::Explain(a) => explain::run(a),
         Command::Render(a) => render::run(a),
+        Command::Review(a) => review::run(a),
+        Command::Retrain(a) => retrain::run(a),
         Command::Idf(a) => idf::run(a),
     };
     match result {

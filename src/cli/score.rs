@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::batch;
+use crate::render::RenderCache;
+use crate::review::{queue, ReviewStore};
 
 /// Score pairs: the input columns plus p_duplicate, confidence, decision, decided_by.
 #[derive(clap::Args)]
@@ -21,6 +23,10 @@ pub struct Args {
     /// Skip rows whose documents cannot be read (listed in OUT.skipped.csv).
     #[arg(long)]
     skip_bad: bool,
+    /// Also queue every pair routed to review in this SQLite database (created if
+    /// missing), for `twinpage review`.
+    #[arg(long, value_name = "FILE")]
+    review_db: Option<PathBuf>,
     #[command(flatten)]
     render: super::RenderArgs,
 }
@@ -51,5 +57,19 @@ pub fn run(args: Args) -> Result<()> {
         csv.flush()?;
         Ok(())
     })?;
-    super::write_skipped(&args.out, &skipped)
+    super::write_skipped(&args.out, &skipped)?;
+    if let Some(db) = &args.review_db {
+        let cache = match args.render.settings()? {
+            Some(settings) => Some(RenderCache::open(&settings.cache)?),
+            None => None,
+        };
+        let queued = queue::review_pairs(&batch, &model, &outcomes, cache.as_ref())?;
+        let added = ReviewStore::open(db)?.enqueue(&queued)?;
+        eprintln!(
+            "twinpage: {} pair(s) routed to review, {added} of them new in {}",
+            queued.len(),
+            db.display()
+        );
+    }
+    Ok(())
 }

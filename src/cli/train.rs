@@ -60,6 +60,7 @@ pub fn run(args: Args) -> Result<()> {
             calibration_pairs: trained.calibration_pairs,
             evaluation_pairs: trained.evaluation_pairs,
             fingerprint,
+            reviewed_labels: 0,
         },
         thresholds: trained.thresholds,
         heldout: trained.heldout,

@@ -59,6 +59,9 @@ pub struct TrainingInfo {
     /// blake3 of every pair's two document hashes and label, in order: the same
     /// fingerprint means the same training data.
     pub fingerprint: String,
+    /// Labels from the review queue among the pairs (retrained models).
+    #[serde(default)]
+    pub reviewed_labels: usize,
 }
 
 /// A trained model, as stored.

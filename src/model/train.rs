@@ -122,8 +122,15 @@ pub struct Trained {
 
 /// Fits, calibrates and evaluates.
 pub fn train(set: &TrainingSet, params: &TreeParams, seed: u64) -> Result<Trained> {
-    params.check()?;
     let parts: Vec<Part> = set.groups.iter().map(|&g| part_of(g, seed)).collect();
+    train_on_parts(set, &parts, params)
+}
+
+/// Fits on the pairs marked [`Part::Fit`], calibrates on [`Part::Calibration`] and
+/// measures on [`Part::Evaluation`], as the caller split them (retraining keeps
+/// its evaluation pairs frozen).
+pub fn train_on_parts(set: &TrainingSet, parts: &[Part], params: &TreeParams) -> Result<Trained> {
+    params.check()?;
     let select = |part: Part| -> Vec<usize> {
         (0..set.labels.len())
             .filter(|&i| parts[i] == part)

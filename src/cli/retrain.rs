@@ -1,0 +1,140 @@
+//! `twinpage retrain`: the next model, with the reviewers' labels.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::batch::{self, check_layout, Batch};
+use crate::model::Metrics;
+use crate::retrain::{self, Frozen, LabelledPairs};
+use crate::review::ReviewStore;
+
+/// Retrain a model on its training pairs plus the settled labels of a review
+/// queue; compare old and new on a frozen evaluation set; with --promote, replace
+/// the model when the new one is at least as good.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The model to retrain [default: models/default.json].
+    #[arg(long, value_name = "M.json")]
+    model: Option<PathBuf>,
+    /// The review database whose labels join training.
+    #[arg(long, value_name = "FILE")]
+    db: PathBuf,
+    /// Original labelled pairs [default: the files the model was trained on].
+    #[arg(long, value_name = "T.csv")]
+    pairs: Vec<PathBuf>,
+    /// Frozen evaluation pairs neither model trained on [default: the model's own
+    /// held-out evaluation part of its training pairs].
+    #[arg(long, value_name = "E.csv")]
+    eval: Vec<PathBuf>,
+    /// Where to write the new model.
+    #[arg(long, value_name = "NEW.json")]
+    out: PathBuf,
+    /// Copy the new model over --model when its F1 on the frozen set is at least the old one's.
+    #[arg(long)]
+    promote: bool,
+    /// Seed of the fit / calibration split [default: the model's].
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    render: super::RenderArgs,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let model_path = args
+        .model
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(super::DEFAULT_MODEL));
+    let parent = crate::model::Model::load(&model_path)?;
+    check_layout(&parent, args.render.layout())?;
+    let store = ReviewStore::open_existing(&args.db)?;
+    let (reviewed, other_layout) =
+        LabelledPairs::from_reviewed(&store.settled_labels()?, &parent.signals);
+    if other_layout > 0 {
+        eprintln!("twinpage: warning: {other_layout} reviewed label(s) were scored on other signals than this model's and are left out");
+    }
+    let pairs: Vec<PathBuf> = if args.pairs.is_empty() {
+        parent.training.files.iter().map(PathBuf::from).collect()
+    } else {
+        args.pairs.clone()
+    };
+    let settings = args.render.settings()?;
+    let (original, fingerprint) = labelled(&pairs, settings.as_ref())
+        .context("reading the original training pairs (give them with --pairs)")?;
+    let frozen = if args.eval.is_empty() {
+        Frozen::ParentHeldOut { fingerprint }
+    } else {
+        Frozen::Pairs(labelled(&args.eval, settings.as_ref())?.0)
+    };
+    let seed = args.seed.unwrap_or(parent.seed);
+    let retrained = retrain::retrain(&parent, &original, &reviewed, frozen, seed)?;
+    retrained.model.save(&args.out)?;
+    println!(
+        "retrained {} from {} with {} reviewed label(s) ({} left out: they share a document with the frozen set)",
+        retrained.model.id, parent.id, retrained.reviewed_used, retrained.reviewed_overlapping
+    );
+    println!("wrote {}", args.out.display());
+    println!(
+        "\non the frozen evaluation set ({} pairs):",
+        retrained.metrics.pairs
+    );
+    print_side_by_side(
+        &parent.id,
+        &retrained.parent_metrics,
+        &retrained.model.id,
+        &retrained.metrics,
+    );
+    if args.promote {
+        promote(&retrained, &args.out, &model_path)?;
+    }
+    Ok(())
+}
+
+fn labelled(
+    pairs: &[PathBuf],
+    settings: Option<&crate::render::RenderSettings>,
+) -> Result<(LabelledPairs, String)> {
+    let batch = Batch::load(pairs, settings)?;
+    batch.unreadable(false)?;
+    batch::labelled_pairs(&batch)
+}
+
+fn promote(retrained: &retrain::Retrained, new: &Path, target: &Path) -> Result<()> {
+    if retrained.at_least_as_good() {
+        std::fs::copy(new, target)
+            .with_context(|| format!("cannot copy {} over {}", new.display(), target.display()))?;
+        println!(
+            "promoted: {} now holds model {}",
+            target.display(),
+            retrained.model.id
+        );
+    } else {
+        println!(
+            "not promoted: F1 {:.4} is below the current model's {:.4}; {} is unchanged",
+            retrained.metrics.f1,
+            retrained.parent_metrics.f1,
+            target.display()
+        );
+    }
+    Ok(())
+}
+
+fn print_side_by_side(old_id: &str, old: &Metrics, new_id: &str, new: &Metrics) {
+    println!("{:<34} {:>18} {:>18}", "", old_id, new_id);
+    type Figure = fn(&Metrics) -> f64;
+    let rows: [(&str, Figure); 6] = [
+        ("F1 (p >= 0.5)", |m| m.f1),
+        ("precision", |m| m.precision),
+        ("recall", |m| m.recall),
+        ("precision of duplicate decisions", |m| {
+            m.duplicate_decision_precision
+        }),
+        ("precision of distinct decisions", |m| {
+            m.distinct_decision_precision
+        }),
+        ("share routed to review", |m| m.review_share),
+    ];
+    for (name, figure) in rows {
+        println!("{name:<34} {:>18.4} {:>18.4}", figure(old), figure(new));
+    }
+}

@@ -1,0 +1,213 @@
+// The review page: one pair at a time, labelled with buttons or keys.
+// Every text from the queue is set with textContent, never parsed as HTML; the
+// documents themselves live in sandboxed frames served under their own policy.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const KEYS = { d: "duplicate", n: "distinct", u: "unsure", s: "skip" };
+let reviewer = "";
+let current = null;
+let busy = false;
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+function status(text, error) {
+  $("status").textContent = text;
+  $("status").className = error ? "error" : "";
+}
+
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  };
+  const response = await fetch(path, init);
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+const who = () => "reviewer=" + encodeURIComponent(reviewer);
+
+async function loadNext() {
+  show(await api("/api/next?" + who()));
+}
+
+async function openPair(id) {
+  show(await api("/api/pair/" + id + "?" + who()));
+}
+
+function showProgress(p, hint) {
+  $("progress-bar").max = Math.max(p.pairs, 1);
+  $("progress-bar").value = p.reviewed;
+  $("progress").textContent =
+    `reviewed ${p.reviewed} / left ${p.left} · duplicates ${p.duplicates} · distinct ${p.distinct}` +
+    ` · unsure ${p.unsure} · you ${p.mine}`;
+  $("hint").textContent = hint.message;
+  $("hint").className = hint.settled ? "settled" : "";
+  const conflicts = $("conflicts");
+  conflicts.replaceChildren();
+  if (p.conflicts.length) {
+    conflicts.append(el("span", `conflicts (${p.conflicts.length}): `, "conflict"));
+    for (const id of p.conflicts.slice(0, 20)) {
+      const b = el("button", "#" + id);
+      b.addEventListener("click", () => run(() => openPair(id)));
+      conflicts.append(b);
+    }
+  }
+}
+
+function side(figure, label, url, hash, docs) {
+  figure.replaceChildren();
+  const caption = el("figcaption");
+  caption.append(el("strong", label + " "), el("span", url));
+  const views = el("div", undefined, "views");
+  const holder = el("div");
+  const choices = [];
+  if (docs.screenshot) choices.push(["screenshot", "screenshot"]);
+  if (docs.render) choices.push(["rendered", "as rendered"]);
+  choices.push(["fetched", "as fetched"]);
+  const showView = (view) => {
+    for (const b of views.children) b.classList.toggle("on", b.dataset.view === view);
+    let frame;
+    if (view === "screenshot") {
+      frame = el("img");
+      frame.alt = "screenshot of " + label;
+    } else {
+      frame = el("iframe");
+      frame.setAttribute("sandbox", "");
+      frame.setAttribute("referrerpolicy", "no-referrer");
+      frame.title = label + " " + view;
+    }
+    frame.src = `/doc/${encodeURIComponent(hash)}/${view}`;
+    holder.replaceChildren(frame);
+  };
+  for (const [view, name] of choices) {
+    const b = el("button", name);
+    b.dataset.view = view;
+    b.addEventListener("click", () => showView(view));
+    views.append(b);
+  }
+  figure.append(caption, views, holder);
+  showView(choices[0][0]);
+}
+
+function showExplanation(pair) {
+  const e = pair.explanation;
+  const path = $("path");
+  path.replaceChildren();
+  const head = el("tr");
+  for (const h of ["signal", "value", "", "threshold"]) head.append(el("th", h));
+  path.append(head);
+  for (const s of e.steps || []) {
+    const row = el("tr");
+    row.append(el("td", s.signal), el("td", fmt(s.value)), el("td", s.went_left ? "<" : "≥"), el("td", fmt(s.threshold)));
+    path.append(row);
+  }
+  const c = e.leaf_counts || {};
+  $("leaf").textContent =
+    `leaf ${e.leaf}: training ${c.fit_duplicates} duplicate / ${c.fit_distinct} distinct, ` +
+    `calibration ${c.calibration_duplicates} duplicate / ${c.calibration_distinct} distinct → ` +
+    `p_duplicate ${fmt(pair.p_duplicate)}; duplicate at ≥ ${fmt(e.thresholds.duplicate)}, ` +
+    `distinct at ≤ ${fmt(e.thresholds.distinct)}`;
+  const signals = $("signals");
+  signals.replaceChildren();
+  pair.signal_names.forEach((name, i) => {
+    const row = el("tr");
+    row.append(el("td", name), el("td", fmt(pair.signals[i])));
+    signals.append(row);
+  });
+}
+
+function fmt(x) {
+  return typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(4)) : String(x);
+}
+
+function show(data) {
+  showProgress(data.progress, data.hint);
+  const pair = data.pair;
+  current = pair;
+  if (!pair) {
+    $("pair").hidden = true;
+    $("main").dataset.pairId = "";
+    status("Nothing left to review. Thank you!");
+    return;
+  }
+  $("pair").hidden = false;
+  $("pair-title").textContent = `Pair #${pair.id} (${pair.source})`;
+  $("pair-score").textContent =
+    `p_duplicate ${fmt(pair.p_duplicate)} by model ${pair.model_id}` + (pair.query ? ` · query: ${pair.query}` : "");
+  const labels = pair.labels.map(([r, v]) => `${r}: ${v}`).join(", ");
+  const votes = new Set(pair.labels.map(([, v]) => v).filter((v) => v !== "unsure"));
+  $("pair-labels").textContent = labels ? "labels so far: " + labels + (votes.size > 1 ? " (conflict)" : "") : "";
+  $("pair-labels").className = votes.size > 1 ? "conflict" : "";
+  side($("side-a"), "A", pair.url_a, pair.doc_a, data.documents.a);
+  side($("side-b"), "B", pair.url_b, pair.doc_b, data.documents.b);
+  const diff = $("diff");
+  diff.replaceChildren();
+  for (const s of data.diff) diff.append(s.side === "same" ? document.createTextNode(s.text) : el(s.side === "a" ? "del" : "ins", s.text));
+  showExplanation(pair);
+  status("");
+  $("main").dataset.pairId = String(pair.id);
+}
+
+async function run(work) {
+  if (busy) return;
+  if (!reviewer) {
+    status("Type your name first.", true);
+    $("reviewer").focus();
+    return;
+  }
+  busy = true;
+  try {
+    await work();
+  } catch (e) {
+    status(e.message, true);
+  } finally {
+    busy = false;
+  }
+}
+
+function judge(verdict) {
+  if (!current) return;
+  const id = current.id;
+  run(async () => {
+    await api("/api/verdict", { pair_id: id, reviewer, verdict });
+    await loadNext();
+  });
+}
+
+function undo() {
+  run(async () => {
+    const r = await api("/api/undo", { reviewer });
+    if (r.pair_id === null) status("Nothing of yours to undo.");
+    else await openPair(r.pair_id);
+  });
+}
+
+function setReviewer(name) {
+  reviewer = name.trim();
+  $("reviewer").value = reviewer;
+  if (reviewer) {
+    localStorage.setItem("twinpage-reviewer", reviewer);
+    run(loadNext);
+  }
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.target instanceof HTMLInputElement || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (KEYS[event.key]) judge(KEYS[event.key]);
+  else if (event.key === "z") undo();
+  else return;
+  event.preventDefault();
+});
+for (const verdict of Object.values(KEYS)) $(verdict).addEventListener("click", () => judge(verdict));
+$("undo").addEventListener("click", undo);
+$("reviewer").addEventListener("change", (e) => setReviewer(e.target.value));
+setReviewer(new URLSearchParams(location.search).get("reviewer") || localStorage.getItem("twinpage-reviewer") || "");

@@ -1,0 +1,161 @@
+//! From a scored batch to queued pairs: the pairs routed to `review`, each with
+//! its documents (fetched body, stored render, screenshot, core text), its signal
+//! vector and the tree path that scored it, so that reviewing needs none of the
+//! original files.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::json;
+
+use super::store::{QueuedPair, StoredDocument};
+use crate::batch::{Batch, Outcome};
+use crate::document::decode::{read_decompressed, MAX_BODY_BYTES};
+use crate::document::{Document, Pair};
+use crate::model::{Decision, Model};
+use crate::render::{RenderCache, StoredRender};
+
+/// The review-routed pairs of a scored batch, ready for [`super::ReviewStore::enqueue`].
+/// `cache` is the render cache of the run, where renders and screenshots of
+/// documents rendered (not stored) are found.
+pub fn review_pairs(
+    batch: &Batch,
+    model: &Model,
+    outcomes: &[Option<Outcome>],
+    cache: Option<&RenderCache>,
+) -> Result<Vec<QueuedPair>> {
+    let mut queued = Vec::new();
+    for (pair, outcome) in batch.pairs().zip(outcomes) {
+        let Some(outcome) = outcome else { continue };
+        let Some(vector) = &outcome.vector else {
+            continue;
+        };
+        if outcome.decision != Decision::Review {
+            continue;
+        }
+        queued.push(queued_pair(
+            batch,
+            pair,
+            model,
+            vector,
+            outcome.p_duplicate,
+            cache,
+        )?);
+    }
+    Ok(queued)
+}
+
+fn queued_pair(
+    batch: &Batch,
+    pair: &Pair,
+    model: &Model,
+    vector: &[f64],
+    p_duplicate: f64,
+    cache: Option<&RenderCache>,
+) -> Result<QueuedPair> {
+    let bodies = batch
+        .documents
+        .bodies(pair)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", pair.location()))?;
+    let (fetched_a, fetched_b) = bodies.fetched;
+    let (seen_a, seen_b) = bodies.rendered.unwrap_or(bodies.fetched);
+    let headers = &batch
+        .files
+        .iter()
+        .find(|f| f.path == pair.file)
+        .expect("a pair comes from one of the batch's files")
+        .headers;
+    Ok(QueuedPair {
+        url_a: pair.a.url.clone(),
+        url_b: pair.b.url.clone(),
+        a: stored_document(
+            &pair.a.html,
+            pair.a.rendered.as_deref(),
+            fetched_a,
+            seen_a,
+            cache,
+        )?,
+        b: stored_document(
+            &pair.b.html,
+            pair.b.rendered.as_deref(),
+            fetched_b,
+            seen_b,
+            cache,
+        )?,
+        query: pair.query.clone(),
+        source: pair.location(),
+        columns: headers
+            .iter()
+            .cloned()
+            .zip(pair.fields.iter().cloned())
+            .collect(),
+        signal_names: model.signals.clone(),
+        signals: vector.to_vec(),
+        p_duplicate,
+        model_id: model.id.clone(),
+        explanation: explanation(model, vector),
+    })
+}
+
+/// One document: its bytes as read, its render as stored (pair file or cache).
+fn stored_document(
+    html: &Path,
+    stored_render: Option<&Path>,
+    fetched: &Document,
+    seen: &Document,
+    cache: Option<&RenderCache>,
+) -> Result<StoredDocument> {
+    let bytes = read_decompressed(html, MAX_BODY_BYTES as u64)
+        .with_context(|| format!("cannot read {} for the review queue", html.display()))?;
+    let cache_key = cache.map(|_| RenderCache::key(&fetched.body_hash));
+    let cached = || -> Option<Vec<u8>> {
+        let render = cache?.get(cache_key.as_deref()?)?;
+        serde_json::to_vec(&StoredRender::Rendered(render)).ok()
+    };
+    let rendered = match stored_render {
+        Some(path) => Some(read_decompressed(path, 64 << 20)?),
+        None => cached(),
+    };
+    let screenshot = cache
+        .zip(cache_key.as_deref())
+        .and_then(|(c, k)| c.screenshot(k));
+    Ok(StoredDocument {
+        hash: blake3::Hash::from(fetched.body_hash).to_hex().to_string(),
+        fetched: bytes,
+        rendered,
+        screenshot,
+        core_text: seen.core_text.clone(),
+    })
+}
+
+/// The tree path, leaf and thresholds behind a pair's score, as the page shows them.
+pub fn explanation(model: &Model, vector: &[f64]) -> serde_json::Value {
+    let (leaf, steps) = model.tree.route(vector);
+    let l = &model.tree.leaves[leaf];
+    let steps: Vec<_> = steps
+        .iter()
+        .map(|s| {
+            json!({
+                "signal": model.signals[s.signal],
+                "value": s.value,
+                "threshold": s.threshold,
+                "went_left": s.went_left,
+            })
+        })
+        .collect();
+    json!({
+        "steps": steps,
+        "leaf": leaf,
+        "leaf_counts": {
+            "fit_duplicates": l.fit_duplicates,
+            "fit_distinct": l.fit_distinct,
+            "calibration_duplicates": l.calibration_duplicates,
+            "calibration_distinct": l.calibration_distinct,
+        },
+        "p_duplicate": l.p_duplicate,
+        "thresholds": {
+            "duplicate": model.thresholds.duplicate,
+            "distinct": model.thresholds.distinct,
+        },
+    })
+}

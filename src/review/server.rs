@@ -1,0 +1,391 @@
+//! The review page's HTTP server, on 127.0.0.1 only.
+//!
+//! Untrusted page HTML is served from `/doc/…` under `Content-Security-Policy:
+//! sandbox`, with no `allow-scripts`: it gets an opaque origin and runs no script
+//! even when opened outside its frame, and the page frames it with an empty
+//! `sandbox` attribute as well. The page itself runs only its own script
+//! (`script-src 'self'`). The API takes JSON only (a form cannot send it without a
+//! CORS preflight, which is never granted), refuses requests whose `Origin` or
+//! `Sec-Fetch-Site` says they come from elsewhere, and refuses any `Host` but its
+//! own (DNS rebinding). Each request opens its own connection to the database;
+//! SQLite's transactions keep concurrent reviewers apart.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use axum::body::Body;
+use axum::extract::{Path as UrlPath, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::diff::word_diff;
+use super::store::{ReviewStore, Verdict};
+use crate::render::StoredRender;
+
+/// The policy of the review page: its own script, style, images and frames only.
+const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+    img-src 'self'; frame-src 'self'; connect-src 'self'; base-uri 'none'; \
+    form-action 'none'; frame-ancestors 'none'";
+/// The policy of an untrusted document: sandboxed (opaque origin, no script, no
+/// forms, no popups), nothing loaded from anywhere, inline styles kept for looks.
+const DOCUMENT_POLICY: &str = "sandbox; default-src 'none'; style-src 'unsafe-inline'; \
+    img-src data:; font-src data:; frame-ancestors 'self'";
+
+const INDEX_HTML: &str = include_str!("page/index.html");
+const APP_JS: &str = include_str!("page/app.js");
+const APP_CSS: &str = include_str!("page/app.css");
+
+struct App {
+    db: PathBuf,
+    /// The `Host` values this server answers to.
+    hosts: [String; 2],
+    /// The origins its own page has.
+    origins: [String; 2],
+}
+
+/// A running review server.
+pub struct ReviewServer {
+    address: SocketAddr,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<Result<()>>>,
+}
+
+impl ReviewServer {
+    /// Brings the database's schema up to date and serves it on 127.0.0.1:`port`
+    /// (0: any free port) from a thread of its own.
+    pub fn start(db: PathBuf, port: u16) -> Result<ReviewServer> {
+        ReviewStore::open_existing(&db)?;
+        let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+            .with_context(|| format!("cannot listen on 127.0.0.1:{port}; try another --port"))?;
+        listener.set_nonblocking(true)?;
+        let address = listener.local_addr()?;
+        let port = address.port();
+        let app = Arc::new(App {
+            db,
+            hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
+            origins: [
+                format!("http://127.0.0.1:{port}"),
+                format!("http://localhost:{port}"),
+            ],
+        });
+        let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || -> Result<()> {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()?;
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                axum::serve(listener, router(app))
+                    .with_graceful_shutdown(async {
+                        let _ = stopped.await;
+                    })
+                    .await?;
+                Ok(())
+            })
+        });
+        Ok(ReviewServer {
+            address,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        })
+    }
+
+    /// The page's address, e.g. `http://127.0.0.1:8410/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.address)
+    }
+
+    /// Stops serving and waits for the server thread.
+    pub fn stop(mut self) -> Result<()> {
+        self.shut()
+    }
+
+    fn shut(&mut self) -> Result<()> {
+        if let Some(s) = self.shutdown.take() {
+            let _ = s.send(());
+        }
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .map_err(|_| anyhow::anyhow!("the review server panicked"))?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for ReviewServer {
+    fn drop(&mut self) {
+        let _ = self.shut();
+    }
+}
+
+fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { page(APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
+        )
+        .route("/api/next", get(next))
+        .route("/api/pair/{id}", get(open_pair))
+        .route("/api/progress", get(progress))
+        .route("/api/verdict", post(verdict))
+        .route("/api/undo", post(undo))
+        .route("/doc/{hash}/{view}", get(document))
+        .layer(middleware::from_fn_with_state(app.clone(), guard))
+        .with_state(app)
+}
+
+/// Refuses requests that do not come from this server's own page (see the module doc).
+async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    if !text(header::HOST).is_some_and(|h| app.hosts.iter().any(|ok| ok == h)) {
+        return refuse("unknown Host: open the address twinpage printed");
+    }
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        if text(header::ORIGIN).is_some_and(|o| !app.origins.iter().any(|ok| ok == o)) {
+            return refuse("cross-origin request");
+        }
+        if headers
+            .get("sec-fetch-site")
+            .is_some_and(|s| s.as_bytes() != b"same-origin")
+        {
+            return refuse("cross-site request");
+        }
+        if !text(header::CONTENT_TYPE).is_some_and(|t| t.starts_with("application/json")) {
+            return refuse("the API takes application/json");
+        }
+    }
+    let mut response = next.run(request).await;
+    let h = response.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(PAGE_POLICY));
+    response
+}
+
+fn refuse(why: &'static str) -> Response {
+    (StatusCode::FORBIDDEN, Json(json!({ "error": why }))).into_response()
+}
+
+fn page(body: &'static str, content_type: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}
+
+/// An API error: the status and a message the page shows.
+struct Failure(StatusCode, String);
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Failure {
+        Failure(StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}"))
+    }
+}
+
+/// Runs `work` on a fresh connection, off the async threads.
+async fn with_store<T: Send + 'static>(
+    app: &App,
+    work: impl FnOnce(&mut ReviewStore) -> Result<T, Failure> + Send + 'static,
+) -> Result<T, Failure> {
+    let db = app.db.clone();
+    tokio::task::spawn_blocking(move || work(&mut ReviewStore::connect(&db)?))
+        .await
+        .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+}
+
+#[derive(Deserialize)]
+struct Who {
+    reviewer: String,
+}
+
+/// A reviewer's name: what they typed, trimmed; 1 to 64 printable characters.
+fn reviewer(raw: &str) -> Result<String, Failure> {
+    let name = raw.trim();
+    if name.is_empty() || name.chars().count() > 64 || name.chars().any(char::is_control) {
+        return Err(Failure(
+            StatusCode::BAD_REQUEST,
+            "give a reviewer name of 1 to 64 characters".into(),
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// The pair, its texts' differences, where the queue stands and the hint.
+fn pair_response(
+    store: &mut ReviewStore,
+    id: Option<i64>,
+    who: &str,
+) -> Result<serde_json::Value, Failure> {
+    let progress = store.progress(who)?;
+    let hint = store.hint()?;
+    let Some(id) = id else {
+        return Ok(json!({ "pair": null, "progress": progress, "hint": hint }));
+    };
+    let pair = store.pair(id)?;
+    let summary = |hash: &str| -> Result<_, Failure> {
+        store
+            .document_summary(hash)?
+            .ok_or_else(|| Failure(StatusCode::NOT_FOUND, format!("document {hash} is missing")))
+    };
+    let (a, b) = (summary(&pair.doc_a)?, summary(&pair.doc_b)?);
+    let diff = word_diff(&a.core_text, &b.core_text);
+    Ok(json!({
+        "pair": pair,
+        "documents": {
+            "a": { "render": a.has_render, "screenshot": a.has_screenshot },
+            "b": { "render": b.has_render, "screenshot": b.has_screenshot },
+        },
+        "diff": diff,
+        "progress": progress,
+        "hint": hint,
+    }))
+}
+
+async fn next(State(app): State<Arc<App>>, Query(who): Query<Who>) -> Result<Response, Failure> {
+    let who = reviewer(&who.reviewer)?;
+    let body = with_store(&app, move |store| {
+        let id = store.next(&who)?.map(|p| p.id);
+        pair_response(store, id, &who)
+    })
+    .await?;
+    Ok(Json(body).into_response())
+}
+
+async fn open_pair(
+    State(app): State<Arc<App>>,
+    UrlPath(id): UrlPath<i64>,
+    Query(who): Query<Who>,
+) -> Result<Response, Failure> {
+    let who = reviewer(&who.reviewer)?;
+    let body = with_store(&app, move |store| {
+        if store.open_pair(id, &who)?.is_none() {
+            return Err(Failure(StatusCode::NOT_FOUND, format!("no pair {id}")));
+        }
+        pair_response(store, Some(id), &who)
+    })
+    .await?;
+    Ok(Json(body).into_response())
+}
+
+async fn progress(
+    State(app): State<Arc<App>>,
+    Query(who): Query<Who>,
+) -> Result<Response, Failure> {
+    let who = reviewer(&who.reviewer)?;
+    let body = with_store(&app, move |store| pair_response(store, None, &who)).await?;
+    Ok(Json(body).into_response())
+}
+
+#[derive(Deserialize)]
+struct Judgement {
+    pair_id: i64,
+    reviewer: String,
+    verdict: Verdict,
+}
+
+async fn verdict(
+    State(app): State<Arc<App>>,
+    Json(j): Json<Judgement>,
+) -> Result<Response, Failure> {
+    let who = reviewer(&j.reviewer)?;
+    with_store(&app, move |store| {
+        if !store.has_pair(j.pair_id)? {
+            return Err(Failure(
+                StatusCode::NOT_FOUND,
+                format!("no pair {}", j.pair_id),
+            ));
+        }
+        Ok(store.judge(j.pair_id, &who, j.verdict, "page")?)
+    })
+    .await?;
+    Ok(Json(json!({ "ok": true })).into_response())
+}
+
+async fn undo(State(app): State<Arc<App>>, Json(who): Json<Who>) -> Result<Response, Failure> {
+    let who = reviewer(&who.reviewer)?;
+    let undone = with_store(&app, move |store| Ok(store.undo(&who)?)).await?;
+    Ok(Json(json!({ "pair_id": undone })).into_response())
+}
+
+/// A stored document: `fetched` (the body as served), `rendered` (the synthetic
+/// body) or `screenshot` (PNG), the HTML ones sandboxed.
+async fn document(
+    State(app): State<Arc<App>>,
+    UrlPath((hash, view)): UrlPath<(String, String)>,
+) -> Result<Response, Failure> {
+    let stored = with_store(&app, move |store| Ok(store.document(&hash)?))
+        .await?
+        .ok_or_else(|| Failure(StatusCode::NOT_FOUND, "no such document".into()))?;
+    let (content_type, bytes) = match view.as_str() {
+        "fetched" => ("text/html", stored.fetched),
+        "rendered" => {
+            let json = stored
+                .rendered
+                .ok_or_else(|| Failure(StatusCode::NOT_FOUND, "no render stored".into()))?;
+            ("text/html; charset=utf-8", synthetic_body(json))
+        }
+        "screenshot" => (
+            "image/png",
+            stored
+                .screenshot
+                .ok_or_else(|| Failure(StatusCode::NOT_FOUND, "no screenshot stored".into()))?,
+        ),
+        _ => return Err(Failure(StatusCode::NOT_FOUND, format!("no view `{view}`"))),
+    };
+    let mut headers = HeaderMap::new();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(DOCUMENT_POLICY),
+    );
+    Ok((headers, Body::from(bytes)).into_response())
+}
+
+/// The synthetic body of a stored render (JSON), or the stored bytes themselves
+/// when they are a bare synthetic body.
+fn synthetic_body(stored: Vec<u8>) -> Vec<u8> {
+    match serde_json::from_slice::<StoredRender>(&stored) {
+        Ok(StoredRender::Rendered(r)) => r.synthetic_body.into_bytes(),
+        Ok(StoredRender::Failed { failed }) => format!(
+            "<p>The render of this document failed: {}</p>",
+            escape(&failed)
+        )
+        .into_bytes(),
+        Err(_) => stored,
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
