@@ -1,0 +1,402 @@
+//! The review loop over real parts: an SQLite queue, the HTTP server, and a real
+//! Chromium driving the page with the keyboard.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use headless_chrome::{Browser, LaunchOptions, Tab};
+use serde_json::{json, Value};
+use twinpage::review::{QueuedPair, ReviewServer, ReviewStore, StoredDocument, Verdict};
+use twinpage::signals::{names, Layout};
+
+fn temp_db(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix(name)
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let db = dir.path().join("queue.db");
+    (dir, db)
+}
+
+fn document(html: &str) -> StoredDocument {
+    StoredDocument {
+        hash: blake3::hash(html.as_bytes()).to_hex().to_string(),
+        fetched: html.as_bytes().to_vec(),
+        rendered: None,
+        screenshot: None,
+        core_text: html.to_string(),
+    }
+}
+
+/// A queued pair of two small pages, scored `p`.
+fn pair(i: usize, p: f64, body_a: &str) -> QueuedPair {
+    let signal_names = names(Layout::Fetched);
+    QueuedPair {
+        url_a: format!("https://a.example/{i}"),
+        url_b: format!("https://b.example/{i}"),
+        a: document(body_a),
+        b: document(&format!("<p>page {i} as copied elsewhere</p>")),
+        query: None,
+        source: format!("test.csv:{}", i + 2),
+        columns: vec![("id".into(), format!("p{i}"))],
+        signals: vec![0.0; signal_names.len()],
+        signal_names,
+        p_duplicate: p,
+        model_id: "test-model".into(),
+        explanation: json!({
+            "steps": [{"signal": "fetched.core_simhash_hamming", "value": 3.0, "threshold": 5.0, "went_left": true}],
+            "leaf": 1,
+            "leaf_counts": {"fit_duplicates": 3, "fit_distinct": 2, "calibration_duplicates": 2, "calibration_distinct": 2},
+            "p_duplicate": p,
+            "thresholds": {"duplicate": 0.9, "distinct": 0.1},
+        }),
+    }
+}
+
+fn queue_of(db: &Path, pairs: &[QueuedPair]) {
+    ReviewStore::open(db).unwrap().enqueue(pairs).unwrap();
+}
+
+#[test]
+fn scoring_the_same_pair_again_does_not_duplicate_it_and_keeps_its_label() {
+    let (_dir, db) = temp_db("requeue");
+    let mut store = ReviewStore::open(&db).unwrap();
+    assert_eq!(
+        store
+            .enqueue(&[pair(0, 0.5, "<p>a</p>"), pair(1, 0.6, "<p>b</p>")])
+            .unwrap(),
+        2
+    );
+    store.judge(1, "ann", Verdict::Duplicate, "page").unwrap();
+    let mut again = pair(0, 0.3, "<p>a</p>");
+    // The same pair with its sides swapped is the same pair.
+    std::mem::swap(&mut again.a, &mut again.b);
+    std::mem::swap(&mut again.url_a, &mut again.url_b);
+    assert_eq!(store.enqueue(&[again]).unwrap(), 0);
+    assert_eq!(store.progress("ann").unwrap().pairs, 2);
+    let first = store.pair(1).unwrap();
+    assert_eq!(first.p_duplicate, 0.3, "the score is brought up to date");
+    assert_eq!(first.labels, vec![("ann".to_string(), Verdict::Duplicate)]);
+}
+
+#[test]
+fn most_uncertain_first_conflicts_and_majority() {
+    let (_dir, db) = temp_db("order");
+    let mut store = ReviewStore::open(&db).unwrap();
+    store
+        .enqueue(&[
+            pair(0, 0.85, "<p>x</p>"),
+            pair(1, 0.45, "<p>y</p>"),
+            pair(2, 0.7, "<p>z</p>"),
+        ])
+        .unwrap();
+    assert_eq!(store.pending().unwrap(), vec![2, 3, 1]);
+    assert_eq!(store.next("ann").unwrap().unwrap().id, 2);
+    // Bob does not get the pair Ann holds.
+    assert_eq!(store.next("bob").unwrap().unwrap().id, 3);
+    store.judge(2, "ann", Verdict::Duplicate, "page").unwrap();
+    store.judge(2, "bob", Verdict::Distinct, "page").unwrap();
+    assert_eq!(store.progress("ann").unwrap().conflicts, vec![2]);
+    assert!(
+        store.settled_labels().unwrap().is_empty(),
+        "a tie is left out"
+    );
+    store.judge(2, "cy", Verdict::Distinct, "page").unwrap();
+    store.judge(3, "cy", Verdict::Unsure, "page").unwrap();
+    let settled = store.settled_labels().unwrap();
+    assert_eq!(settled.len(), 1, "unsure is left out");
+    assert_eq!((settled[0].pair_id, settled[0].duplicate), (2, false));
+}
+
+/// One reviewer working through the queue over HTTP; the pair ids they got.
+fn review_all(base: &str, reviewer: &str) -> Vec<i64> {
+    let mut got = Vec::new();
+    loop {
+        let next: Value = ureq::get(format!("{base}api/next?reviewer={reviewer}"))
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_json()
+            .unwrap();
+        let Some(id) = next["pair"]["id"].as_i64() else {
+            return got;
+        };
+        got.push(id);
+        let verdict = if id % 2 == 0 { "duplicate" } else { "distinct" };
+        ureq::post(format!("{base}api/verdict"))
+            .send_json(json!({"pair_id": id, "reviewer": reviewer, "verdict": verdict}))
+            .unwrap();
+    }
+}
+
+#[test]
+fn many_concurrent_reviewers_lose_and_double_no_label() {
+    let (_dir, db) = temp_db("concurrent");
+    let pairs: Vec<QueuedPair> = (0..120)
+        .map(|i| pair(i, (i % 10) as f64 / 10.0, &format!("<p>doc {i}</p>")))
+        .collect();
+    queue_of(&db, &pairs);
+    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let base = Arc::new(server.url());
+    let reviewers: Vec<_> = (0..8)
+        .map(|r| {
+            let base = base.clone();
+            std::thread::spawn(move || (format!("r{r}"), review_all(&base, &format!("r{r}"))))
+        })
+        .collect();
+    let results: Vec<(String, Vec<i64>)> =
+        reviewers.into_iter().map(|t| t.join().unwrap()).collect();
+    server.stop().unwrap();
+    let mut handed_out = HashSet::new();
+    for (reviewer, got) in &results {
+        for id in got {
+            assert!(
+                handed_out.insert(*id),
+                "pair {id} handed to {reviewer} and someone else"
+            );
+        }
+    }
+    assert_eq!(handed_out.len(), 120, "every pair was reviewed");
+    assert!(
+        results.iter().filter(|(_, got)| !got.is_empty()).count() > 1,
+        "work was shared"
+    );
+    let history = ReviewStore::open(&db).unwrap().history().unwrap();
+    assert_eq!(
+        history.len(),
+        120,
+        "one label per pair, none lost, none doubled"
+    );
+    let labelled: BTreeSet<i64> = history.iter().map(|h| h.0).collect();
+    assert_eq!(labelled.len(), 120);
+    for (id, reviewer, verdict, undone) in &history {
+        assert!(!undone);
+        let owner = &results.iter().find(|(_, got)| got.contains(id)).unwrap().0;
+        assert_eq!(reviewer, owner);
+        let expected = if id % 2 == 0 {
+            Verdict::Duplicate
+        } else {
+            Verdict::Distinct
+        };
+        assert_eq!(*verdict, expected);
+    }
+}
+
+#[test]
+fn the_api_refuses_forms_other_origins_and_other_hosts() {
+    let (_dir, db) = temp_db("guard");
+    queue_of(&db, &[pair(0, 0.5, "<p>a</p>")]);
+    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let url = format!("{}api/verdict", server.url());
+    let body = r#"{"pair_id":1,"reviewer":"evil","verdict":"duplicate"}"#;
+    let status = |request: ureq::RequestBuilder<ureq::typestate::WithBody>| match request
+        .config()
+        .http_status_as_error(false)
+        .build()
+        .send(body)
+    {
+        Ok(r) => r.status().as_u16(),
+        Err(e) => panic!("{e}"),
+    };
+    // What a form can send (text/plain), a script elsewhere, a sandboxed frame, a rebinding host.
+    assert_eq!(
+        status(ureq::post(&url).header("Content-Type", "text/plain")),
+        403
+    );
+    let json = || ureq::post(&url).header("Content-Type", "application/json");
+    assert_eq!(status(json().header("Origin", "http://evil.example")), 403);
+    assert_eq!(status(json().header("Origin", "null")), 403);
+    assert_eq!(status(json().header("Sec-Fetch-Site", "cross-site")), 403);
+    assert_eq!(status(json().header("Host", "evil.example")), 403);
+    assert!(ReviewStore::open(&db)
+        .unwrap()
+        .history()
+        .unwrap()
+        .is_empty());
+    // The same request from the page itself is taken: the refusals above are not an accident.
+    assert_eq!(status(json().header("Sec-Fetch-Site", "same-origin")), 200);
+    server.stop().unwrap();
+}
+
+fn browser() -> Browser {
+    let chromium = std::env::var_os("TWINPAGE_CHROMIUM")
+        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    Browser::new(
+        LaunchOptions::default_builder()
+            .path(Some(chromium))
+            .sandbox(false)
+            .headless(true)
+            .idle_browser_timeout(Duration::from_secs(60))
+            .build()
+            .unwrap(),
+    )
+    .expect("Chromium starts (apt-get install -y chromium, or set TWINPAGE_CHROMIUM)")
+}
+
+fn shown_pair(tab: &Tab) -> String {
+    tab.evaluate("document.getElementById('main').dataset.pairId", false)
+        .unwrap()
+        .value
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Waits until the page shows pair `id` ("" for none).
+fn wait_for_pair(tab: &Tab, id: &str) {
+    let start = Instant::now();
+    while shown_pair(tab) != id {
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "the page shows pair `{}`, not `{id}`",
+            shown_pair(tab)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_reviewer_labels_with_the_keyboard_undoes_and_labels_again() {
+    let (_dir, db) = temp_db("keyboard");
+    queue_of(
+        &db,
+        &[
+            pair(0, 0.5, "<p>first</p>"),
+            pair(1, 0.4, "<p>second</p>"),
+            pair(2, 0.8, "<p>third</p>"),
+        ],
+    );
+    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let browser = browser();
+    let tab = browser.new_tab().unwrap();
+    tab.navigate_to(&format!("{}?reviewer=alice", server.url()))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    wait_for_pair(&tab, "1");
+    let sandbox = tab
+        .evaluate(
+            "document.querySelector('#side-a iframe').getAttribute('sandbox')",
+            false,
+        )
+        .unwrap();
+    assert_eq!(
+        sandbox.value,
+        Some(json!("")),
+        "documents are framed sandboxed"
+    );
+    tab.press_key("d").unwrap();
+    wait_for_pair(&tab, "2");
+    tab.press_key("z").unwrap();
+    wait_for_pair(&tab, "1");
+    tab.press_key("n").unwrap();
+    wait_for_pair(&tab, "2");
+    tab.press_key("s").unwrap();
+    wait_for_pair(&tab, "3");
+    tab.press_key("u").unwrap();
+    wait_for_pair(&tab, "");
+    let progress = tab
+        .evaluate("document.getElementById('progress').textContent", false)
+        .unwrap()
+        .value
+        .unwrap();
+    assert!(
+        progress
+            .as_str()
+            .unwrap()
+            .starts_with("reviewed 2 / left 1"),
+        "{progress}"
+    );
+    server.stop().unwrap();
+    let history = ReviewStore::open(&db).unwrap().history().unwrap();
+    let a = "alice".to_string();
+    assert_eq!(
+        history,
+        vec![
+            (1, a.clone(), Verdict::Duplicate, true),
+            (1, a.clone(), Verdict::Distinct, false),
+            (2, a.clone(), Verdict::Skip, false),
+            (3, a, Verdict::Unsure, false),
+        ]
+    );
+}
+
+const HOSTILE: &str = r#"<!doctype html><html><head><title>hostile</title></head><body>
+<p>A page that tries to label itself.</p>
+<script>
+  document.title = "script ran";
+  fetch("/api/verdict", {method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({pair_id: 1, reviewer: "evil", verdict: "duplicate"})});
+  try { parent.document.title = "parent reached"; } catch (e) {}
+</script>
+<img src="x" onerror="fetch('/api/verdict',{method:'POST',headers:{'Content-Type':'application/json'},body:JSON.stringify({pair_id:1,reviewer:'evil-img',verdict:'duplicate'})})">
+<form id="f" method="post" action="/api/verdict" enctype="text/plain">
+  <input name='{"pair_id":1,"reviewer":"evil-form","verdict":"duplicate","x":"' value='"}'>
+</form>
+<script>document.getElementById("f").submit();</script>
+</body></html>"#;
+
+#[test]
+fn a_script_in_a_reviewed_page_cannot_post_a_label() {
+    let (_dir, db) = temp_db("hostile");
+    let hostile = pair(0, 0.5, HOSTILE);
+    let hash = hostile.a.hash.clone();
+    queue_of(&db, &[hostile]);
+    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let browser = browser();
+    let tab = browser.new_tab().unwrap();
+    tab.navigate_to(&format!("{}?reviewer=alice", server.url()))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    wait_for_pair(&tab, "1");
+    // The frame is there and pointing at the hostile body.
+    let src = tab
+        .evaluate("document.querySelector('#side-a iframe').src", false)
+        .unwrap()
+        .value
+        .unwrap();
+    assert!(src
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("/doc/{hash}/fetched")));
+    std::thread::sleep(Duration::from_secs(2));
+    let title = tab.evaluate("document.title", false).unwrap().value;
+    assert_eq!(
+        title,
+        Some(json!("twinpage review")),
+        "the frame reached its parent"
+    );
+    // Opened on its own, outside any frame, the body still runs nothing.
+    let direct = browser.new_tab().unwrap();
+    direct
+        .navigate_to(&format!("{}doc/{hash}/fetched", server.url()))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    let title = direct.evaluate("document.title", false).unwrap().value;
+    assert_eq!(title, Some(json!("hostile")), "the page's script ran");
+    let origin = direct.evaluate("self.origin", false).unwrap().value;
+    assert_eq!(origin, Some(json!("null")), "the body has an opaque origin");
+    assert!(
+        ReviewStore::open(&db)
+            .unwrap()
+            .history()
+            .unwrap()
+            .is_empty(),
+        "a label was posted by the page"
+    );
+    // Control: the very request the page makes is taken from the page's own origin.
+    tab.evaluate(
+        r#"fetch("/api/verdict", {method: "POST", headers: {"Content-Type": "application/json"},
+             body: JSON.stringify({pair_id: 1, reviewer: "control", verdict: "duplicate"})}).then(r => r.status)"#,
+        true,
+    )
+    .unwrap();
+    server.stop().unwrap();
+    let history = ReviewStore::open(&db).unwrap().history().unwrap();
+    let reviewers: Vec<&str> = history.iter().map(|h| h.1.as_str()).collect();
+    assert_eq!(reviewers, vec!["control"]);
+}
