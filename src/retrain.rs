@@ -166,34 +166,24 @@ pub fn retrain(
             .update(b)
             .update(&[u8::from(reviewed.labels[i])]);
     }
-    let mut model = Model {
-        format: crate::model::FORMAT,
-        id: String::new(),
-        twinpage_version: env!("CARGO_PKG_VERSION").to_string(),
-        signals: parent.signals.clone(),
-        hyperparameters: parent.hyperparameters,
-        seed,
-        training: TrainingInfo {
-            files: parent.training.files.clone(),
-            pairs: set.labels.len() - frozen_pairs.labels.len(),
-            duplicates: set
-                .labels
-                .iter()
-                .zip(&parts)
-                .filter(|(&l, &p)| l && p != Part::Evaluation)
-                .count(),
-            fit_pairs: trained.fit_pairs,
-            calibration_pairs: trained.calibration_pairs,
-            evaluation_pairs: trained.evaluation_pairs,
-            fingerprint: fingerprint.finalize().to_hex().to_string(),
-            reviewed_labels: reviewed_used,
-        },
-        thresholds: trained.thresholds,
-        heldout: trained.heldout,
-        parent: Some(parent.id.clone()),
-        tree: trained.tree,
+    let training = TrainingInfo {
+        files: parent.training.files.clone(),
+        pairs: set.labels.len() - frozen_pairs.labels.len(),
+        duplicates: (set.labels.iter().zip(&parts))
+            .filter(|(&l, &p)| l && p != Part::Evaluation)
+            .count(),
+        fingerprint: fingerprint.finalize().to_hex().to_string(),
+        reviewed_labels: reviewed_used,
+        ..TrainingInfo::default()
     };
-    model.stamp_id();
+    let model = Model::new(
+        parent.signals.clone(),
+        parent.hyperparameters,
+        seed,
+        training,
+        trained,
+        Some(parent.id.clone()),
+    );
     Ok(Retrained {
         metrics: model.heldout,
         model,

@@ -506,3 +506,237 @@ fn a_model_refuses_the_other_layout() {
     .success();
     assert!(!out.with_extension("csv.skipped.csv").exists());
 }
+
+/// A copy of the first `rows` rows of a pair file, with absolute document paths.
+fn pair_file_head(source: &str, rows: usize, out: &Path) {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(source);
+    let folder = source.parent().unwrap().to_path_buf();
+    let mut reader = csv::Reader::from_path(&source).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let mut writer = csv::Writer::from_path(out).unwrap();
+    writer.write_record(&headers).unwrap();
+    for record in reader.records().take(rows) {
+        let record = record.unwrap();
+        let fields: Vec<String> = headers
+            .iter()
+            .zip(record.iter())
+            .map(|(h, v)| match h {
+                "html_a" | "html_b" | "rendered_a" | "rendered_b" if !v.is_empty() => {
+                    folder.join(v).display().to_string()
+                }
+                _ => v.to_string(),
+            })
+            .collect();
+        writer.write_record(&fields).unwrap();
+    }
+    writer.flush().unwrap();
+}
+
+#[test]
+fn queue_export_import_and_retrain() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    stdout_of(twinpage().args([
+        "train",
+        "--no-render",
+        "--pairs",
+        "training-data/er/valid.csv",
+        "--out",
+        &path("parent.json"),
+        "--precision-target",
+        "0.95",
+    ]));
+    pair_file_head(
+        "training-data/er/train.csv",
+        400,
+        &dir.path().join("new.csv"),
+    );
+    let out = twinpage()
+        .args([
+            "score",
+            "--no-render",
+            "--model",
+            &path("parent.json"),
+            "--pairs",
+            &path("new.csv"),
+            "--out",
+            &path("scored.csv"),
+            "--review-db",
+            &path("queue.db"),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let routed = fs::read_to_string(path("scored.csv"))
+        .unwrap()
+        .matches(",review,")
+        .count();
+    assert!(routed > 20, "only {routed} pairs routed to review");
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!(
+        "{routed} pair(s) routed to review, {routed} of them new"
+    )));
+    // Scoring again queues nothing new.
+    let again = twinpage()
+        .args([
+            "score",
+            "--no-render",
+            "--model",
+            &path("parent.json"),
+            "--pairs",
+            &path("new.csv"),
+            "--out",
+            &path("scored.csv"),
+            "--review-db",
+            &path("queue.db"),
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stderr).contains(", 0 of them new"));
+
+    // Export: a pair file of the pending pairs that needs none of the original files.
+    stdout_of(twinpage().args([
+        "review",
+        "export",
+        "--db",
+        &path("queue.db"),
+        "--out",
+        &path("queue.csv"),
+    ]));
+    let mut exported = csv::Reader::from_path(path("queue.csv")).unwrap();
+    let headers = exported.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = exported.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), routed);
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let rescored = stdout_of(twinpage().args([
+        "score",
+        "--no-render",
+        "--model",
+        &path("parent.json"),
+        "--pairs",
+        &path("queue.csv"),
+    ]));
+    assert_eq!(
+        rescored.matches(",review,").count(),
+        routed,
+        "the export scores as the originals did"
+    );
+
+    // Labels from elsewhere: the known labels of the exported pairs.
+    let truth: std::collections::HashMap<(String, String), String> = {
+        let mut r = csv::Reader::from_path(path("new.csv")).unwrap();
+        r.records()
+            .map(|rec| {
+                let rec = rec.unwrap();
+                ((rec[0].to_string(), rec[1].to_string()), rec[4].to_string())
+            })
+            .collect()
+    };
+    let mut labels = String::from("pair_id,label,reviewer\n");
+    for row in &rows {
+        let label = &truth[&(row[col("url_a")].to_string(), row[col("url_b")].to_string())];
+        labels.push_str(&format!("{},{label},oracle\n", &row[col("pair_id")]));
+    }
+    fs::write(
+        path("bad.csv"),
+        format!("{labels}{},maybe,oracle\n", &rows[0][0]),
+    )
+    .unwrap();
+    let err = stderr_of_failure(twinpage().args([
+        "review",
+        "import",
+        "--db",
+        &path("queue.db"),
+        "--labels",
+        &path("bad.csv"),
+    ]));
+    assert!(
+        err.contains(&format!("bad.csv:{}", rows.len() + 2)) && err.contains("maybe"),
+        "{err}"
+    );
+    fs::write(path("labels.csv"), &labels).unwrap();
+    let imported = stdout_of(twinpage().args([
+        "review",
+        "import",
+        "--db",
+        &path("queue.db"),
+        "--labels",
+        &path("labels.csv"),
+    ]));
+    assert!(
+        imported.contains(&format!("recorded {routed} label(s)")),
+        "{imported}"
+    );
+
+    // Retrain on the parent's own data plus the labels; reproducible by seed.
+    let retrain = |out: &str| {
+        stdout_of(twinpage().args([
+            "retrain",
+            "--no-render",
+            "--model",
+            &path("parent.json"),
+            "--db",
+            &path("queue.db"),
+            "--pairs",
+            "training-data/er/valid.csv",
+            "--out",
+            &path(out),
+            "--seed",
+            "3",
+        ]))
+    };
+    let report = retrain("new1.json");
+    assert!(report.contains("F1 (p >= 0.5)"), "{report}");
+    retrain("new2.json");
+    let load = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(path(name)).unwrap()).unwrap()
+    };
+    let (parent, child) = (load("parent.json"), load("new1.json"));
+    assert_eq!(child["parent"], parent["id"]);
+    assert!(child["training"]["reviewed_labels"].as_u64().unwrap() > 0);
+    assert_eq!(
+        child["id"],
+        load("new2.json")["id"],
+        "same seed, same model"
+    );
+    // The frozen set is the parent's held-out part: other training pairs cannot judge it.
+    let err = stderr_of_failure(twinpage().args([
+        "retrain",
+        "--no-render",
+        "--model",
+        &path("parent.json"),
+        "--db",
+        &path("queue.db"),
+        "--pairs",
+        &path("new.csv"),
+        "--out",
+        &path("new3.json"),
+    ]));
+    assert!(err.contains("--eval"), "{err}");
+    // --promote replaces the model only when the new one is at least as good.
+    let promoted = stdout_of(twinpage().args([
+        "retrain",
+        "--no-render",
+        "--model",
+        &path("parent.json"),
+        "--db",
+        &path("queue.db"),
+        "--pairs",
+        "training-data/er/valid.csv",
+        "--out",
+        &path("new4.json"),
+        "--seed",
+        "3",
+        "--promote",
+    ]));
+    let now = load("parent.json");
+    if promoted.contains("not promoted") {
+        assert_eq!(now["id"], parent["id"]);
+    } else {
+        assert!(promoted.contains("promoted: "), "{promoted}");
+        assert_eq!(now["id"], child["id"]);
+    }
+}

@@ -45,29 +45,21 @@ pub fn run(args: Args) -> Result<()> {
     let skipped = batch.unreadable(args.skip_bad)?;
     let (set, fingerprint) = batch::training_set(&batch)?;
     let trained = train::train(&set, &params, args.seed)?;
-    let mut model = Model {
-        format: crate::model::FORMAT,
-        id: String::new(),
-        twinpage_version: env!("CARGO_PKG_VERSION").to_string(),
-        signals: crate::signals::names(batch.layout()),
-        hyperparameters: params,
-        seed: args.seed,
-        training: TrainingInfo {
-            files: args.pairs.iter().map(|p| p.display().to_string()).collect(),
-            pairs: set.labels.len(),
-            duplicates: set.labels.iter().filter(|&&l| l).count(),
-            fit_pairs: trained.fit_pairs,
-            calibration_pairs: trained.calibration_pairs,
-            evaluation_pairs: trained.evaluation_pairs,
-            fingerprint,
-            reviewed_labels: 0,
-        },
-        thresholds: trained.thresholds,
-        heldout: trained.heldout,
-        parent: None,
-        tree: trained.tree,
+    let training = TrainingInfo {
+        files: args.pairs.iter().map(|p| p.display().to_string()).collect(),
+        pairs: set.labels.len(),
+        duplicates: set.labels.iter().filter(|&&l| l).count(),
+        fingerprint,
+        ..TrainingInfo::default()
     };
-    model.stamp_id();
+    let model = Model::new(
+        crate::signals::names(batch.layout()),
+        params,
+        args.seed,
+        training,
+        trained,
+        None,
+    );
     model.save(&args.out)?;
     super::write_skipped(&args.out.display().to_string(), &skipped)?;
     println!(

@@ -86,6 +86,37 @@ pub struct Model {
 }
 
 impl Model {
+    /// A model from what training produced, its id stamped.
+    pub fn new(
+        signals: Vec<String>,
+        hyperparameters: TreeParams,
+        seed: u64,
+        training: TrainingInfo,
+        trained: train::Trained,
+        parent: Option<String>,
+    ) -> Model {
+        let mut model = Model {
+            format: FORMAT,
+            id: String::new(),
+            twinpage_version: env!("CARGO_PKG_VERSION").to_string(),
+            signals,
+            hyperparameters,
+            seed,
+            training: TrainingInfo {
+                fit_pairs: trained.fit_pairs,
+                calibration_pairs: trained.calibration_pairs,
+                evaluation_pairs: trained.evaluation_pairs,
+                ..training
+            },
+            thresholds: trained.thresholds,
+            heldout: trained.heldout,
+            parent,
+            tree: trained.tree,
+        };
+        model.stamp_id();
+        model
+    }
+
     /// Reads a model file and checks that it fits the running code.
     pub fn load(path: &Path) -> Result<Model> {
         let text = std::fs::read_to_string(path)

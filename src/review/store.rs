@@ -397,7 +397,7 @@ impl ReviewStore {
                    AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.pair_id = p.id
                                    AND v.reviewer = ?1 AND v.undone_at IS NULL AND v.verdict = 'skip')
                    AND (l.reviewer IS NULL OR l.reviewer = ?1)
-                 ORDER BY (l.reviewer IS NULL), abs(p.p_duplicate - 0.5), p.id
+                 ORDER BY (l.reviewer IS NULL), abs(p.p_duplicate - 0.5), p.identity
                  LIMIT 1",
                 params![reviewer, now],
                 |r| r.get(0),
@@ -633,7 +633,7 @@ impl ReviewStore {
             "SELECT p.id FROM pairs p
              WHERE NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.pair_id = p.id
                                AND v.undone_at IS NULL AND v.verdict <> 'skip')
-             ORDER BY abs(p.p_duplicate - 0.5), p.id",
+             ORDER BY abs(p.p_duplicate - 0.5), p.identity",
         )?;
         let ids = stmt.query_map([], |r| r.get(0))?;
         Ok(ids.collect::<rusqlite::Result<_>>()?)
