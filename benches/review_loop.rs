@@ -1,8 +1,8 @@
 //! The review loop as an experiment: do labels of the pairs the model was unsure
 //! of teach it more than as many labels of random pairs?
 //!
-//! `cargo bench --bench review_loop` (optionally `-- SHARE BUDGET ROUNDS`, default
-//! 0.1, 150 and 10).
+//! `cargo bench --bench review_loop` (optionally `-- SHARE BUDGET ROUNDS POOL FROZEN`,
+//! default 0.1, 150, 10, `training-data/web/train.csv`, `training-data/web/test.csv`).
 //! For each round (seed): a model is trained on SHARE of the groups of
 //! `training-data/web/train.csv`; the rest is scored and the pairs routed to
 //! review go into a real review database; a simulated reviewer answers BUDGET
@@ -46,7 +46,8 @@ fn main() {
         cache: work.path().join("cache"),
         options: RenderOptions::default(),
     };
-    let train_file = PathBuf::from("training-data/web/train.csv");
+    let arg = |i: usize, default: &str| PathBuf::from(args.get(i).map_or(default, String::as_str));
+    let train_file = arg(3, "training-data/web/train.csv");
     let pool =
         Batch::load(std::slice::from_ref(&train_file), Some(&settings)).expect("train split loads");
     let (pairs, _) = batch::labelled_pairs(&pool).unwrap();
@@ -55,11 +56,7 @@ fn main() {
         pool.pairs().count(),
         "every training pair is readable"
     );
-    let test = Batch::load(
-        &[PathBuf::from("training-data/web/test.csv")],
-        Some(&settings),
-    )
-    .unwrap();
+    let test = Batch::load(&[arg(4, "training-data/web/test.csv")], Some(&settings)).unwrap();
     let (frozen, _) = batch::labelled_pairs(&test).unwrap();
     let label_of: HashMap<String, bool> = pool
         .pairs()
