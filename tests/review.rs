@@ -235,6 +235,25 @@ fn browser() -> Browser {
     .expect("Chromium starts (apt-get install -y chromium, or set TWINPAGE_CHROMIUM)")
 }
 
+/// The frames of the page: (URL, origin, URL that could not be shown).
+fn frames(tab: &Tab) -> Vec<(String, String, Option<String>)> {
+    let tree = tab
+        .call_method(headless_chrome::protocol::cdp::Page::GetFrameTree(None))
+        .unwrap()
+        .frame_tree;
+    tree.child_frames
+        .unwrap_or_default()
+        .into_iter()
+        .map(|f| {
+            (
+                f.frame.url,
+                f.frame.security_origin,
+                f.frame.unreachable_url,
+            )
+        })
+        .collect()
+}
+
 fn shown_pair(tab: &Tab) -> String {
     tab.evaluate("document.getElementById('main').dataset.pairId", false)
         .unwrap()

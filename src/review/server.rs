@@ -35,8 +35,10 @@ const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'sel
     form-action 'none'; frame-ancestors 'none'";
 /// The policy of an untrusted document: sandboxed (opaque origin, no script, no
 /// forms, no popups), nothing loaded from anywhere, inline styles kept for looks.
+/// The page's origins are appended as the only allowed frame ancestors (`'self'`
+/// would mean the sandbox's opaque origin, which matches no parent).
 const DOCUMENT_POLICY: &str = "sandbox; default-src 'none'; style-src 'unsafe-inline'; \
-    img-src data:; font-src data:; frame-ancestors 'self'";
+    img-src data:; font-src data:; frame-ancestors";
 
 const INDEX_HTML: &str = include_str!("page/index.html");
 const APP_JS: &str = include_str!("page/app.js");
@@ -48,6 +50,8 @@ struct App {
     hosts: [String; 2],
     /// The origins its own page has.
     origins: [String; 2],
+    /// [`DOCUMENT_POLICY`] with those origins as frame ancestors.
+    document_policy: HeaderValue,
 }
 
 /// A running review server.
@@ -67,13 +71,17 @@ impl ReviewServer {
         listener.set_nonblocking(true)?;
         let address = listener.local_addr()?;
         let port = address.port();
+        let origins = [
+            format!("http://127.0.0.1:{port}"),
+            format!("http://localhost:{port}"),
+        ];
+        let document_policy =
+            HeaderValue::from_str(&format!("{DOCUMENT_POLICY} {}", origins.join(" ")))?;
         let app = Arc::new(App {
             db,
             hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
-            origins: [
-                format!("http://127.0.0.1:{port}"),
-                format!("http://localhost:{port}"),
-            ],
+            origins,
+            document_policy,
         });
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || -> Result<()> {
@@ -363,10 +371,7 @@ async fn document(
     };
     let mut headers = HeaderMap::new();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(DOCUMENT_POLICY),
-    );
+    headers.insert(header::CONTENT_SECURITY_POLICY, app.document_policy.clone());
     Ok((headers, Body::from(bytes)).into_response())
 }
 
