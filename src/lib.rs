@@ -7,6 +7,7 @@
 //! ([`batch`] runs a whole pair file through them). [`cli`] is the thin command layer.
 
 pub mod batch;
+pub mod candidates;
 pub mod cli;
 pub mod document;
 pub mod model;
