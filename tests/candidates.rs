@@ -15,36 +15,36 @@ fn twinpage() -> Command {
     cmd
 }
 
+/// Exit code, stdout and stderr of a run.
+fn outcome(cmd: &mut Command) -> (Option<i32>, String, String) {
+    let out = cmd.output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
 fn run_ok(cmd: &mut Command) -> (String, String) {
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "failed: {stderr}");
-    (String::from_utf8(out.stdout).unwrap(), stderr)
+    let (code, stdout, stderr) = outcome(cmd);
+    assert_eq!(code, Some(0), "failed: {stderr}");
+    (stdout, stderr)
 }
 
-fn run_fails(cmd: &mut Command, code: i32) -> String {
-    let out = cmd.output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8(out.stderr).unwrap()
+fn run_fails(cmd: &mut Command, expected: i32) -> String {
+    let (code, stdout, stderr) = outcome(cmd);
+    assert_eq!(code, Some(expected), "stdout: {stdout} stderr: {stderr}");
+    stderr
 }
 
-const ARTICLE: &str =
-    "The river rose through the night and by morning the old stone bridge was closed to \
-    traffic. Engineers from the county inspected the arches and found water had scoured the \
-    foundations of the second pier. The bridge, built in 1843, carries about 9000 vehicles a day. \
-    Residents were told to use the ring road until repairs are finished, which the council expects \
-    to take at least three weeks. Shops on the east bank said trade had already fallen by half.";
+const ARTICLE: &str = "Volunteers counted more than four hundred swifts nesting under the eaves of the \
+    old grammar school this summer, the highest number since records began in 1986. The colony \
+    returns from Africa every May and leaves in early August. Ornithologists credit the new nest \
+    boxes fitted during the roof repairs, which replaced gaps lost when the building was insulated. \
+    The school plans a camera so pupils can watch the chicks from their classrooms next year.";
 
 const OTHER: &str =
-    "A new bakery opened on the high street on Saturday, selling sourdough loaves, \
-    cinnamon buns and rye bread made with flour from a mill in the next valley. The owners, two \
-    sisters who trained in Copenhagen, said they had waited four years for the right shop. Queues \
-    formed before eight in the morning and the first batch sold out within an hour of opening.";
+    "The county library will open on Sundays from October after a trial in the spring \
+    drew twice the expected visitors. Extra hours will be staffed by new part-time posts funded \
+    by the parish councils. The reading room, closed since the flood two winters ago, reopens \
+    with restored oak tables and a children's corner donated by a local joinery firm.";
 
 fn page(title: &str, nav: &str, body: &str) -> String {
     format!(

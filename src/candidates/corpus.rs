@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use crate::document::pairs::csv_error;
+
 /// File names a folder corpus takes as documents.
 const HTML_SUFFIXES: [&str; 4] = [".html", ".htm", ".html.gz", ".htm.gz"];
 
@@ -178,19 +180,6 @@ fn reader(path: &Path) -> Result<csv::Reader<std::fs::File>> {
         .flexible(false)
         .from_path(path)
         .with_context(|| format!("cannot open docs file {}", path.display()))
-}
-
-fn csv_error(path: &Path, e: csv::Error) -> anyhow::Error {
-    let line = e.position().map_or(0, |p| p.line());
-    match e.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => anyhow::anyhow!(
-            "{}:{line}: row has {len} fields but the header has {expected_len}",
-            path.display()
-        ),
-        _ => anyhow::anyhow!("{}:{line}: {e}", path.display()),
-    }
 }
 
 fn list_html(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {

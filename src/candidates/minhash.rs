@@ -57,7 +57,7 @@ impl Params {
         if self.shingle_words == 0 || self.supershingles == 0 || self.minhashes == 0 {
             bail!("shingle words, min-hashes and supershingles must be positive");
         }
-        if self.minhashes % self.supershingles != 0 {
+        if !self.minhashes.is_multiple_of(self.supershingles) {
             bail!(
                 "{} min-hashes do not split into {} supershingles of equal size",
                 self.minhashes,

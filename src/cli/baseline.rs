@@ -16,8 +16,8 @@ use crate::model::{Confusion, Decision};
 #[derive(clap::Args)]
 pub struct Args {
     /// simhash, minhash, combined, pugh, a0–a10, a12 (the Yandex detectors), or all.
-    #[arg(long, value_enum)]
-    method: Name,
+    #[arg(long, value_name = "NAME", value_parser = parse_methods)]
+    method: Methods,
     /// Labelled pair file(s); repeat for several.
     #[arg(long, value_name = "F.csv", required = true)]
     pairs: Vec<PathBuf>,
@@ -31,28 +31,8 @@ pub struct Args {
     params: super::candidates::MethodArgs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Name {
-    Simhash,
-    Minhash,
-    Combined,
-    Pugh,
-    A0,
-    A1,
-    A2,
-    A3,
-    A4,
-    A5,
-    A6,
-    A7,
-    A8,
-    A9,
-    A10,
-    A12,
-    All,
-}
-
 /// One detector to run.
+#[derive(Debug, Clone, Copy)]
 enum Baseline {
     Candidate(Method),
     Signature(Detector),
@@ -67,29 +47,28 @@ impl Baseline {
     }
 }
 
-fn chosen(name: Name) -> Vec<Baseline> {
-    let methods = [
-        Method::Simhash,
-        Method::Minhash,
-        Method::Combined,
-        Method::Pugh,
-    ];
-    let candidate = |m: Method| Baseline::Candidate(m);
-    match name {
-        Name::All => methods
-            .into_iter()
-            .map(candidate)
-            .chain(Detector::ALL.into_iter().map(Baseline::Signature))
-            .collect(),
-        Name::Simhash => vec![candidate(Method::Simhash)],
-        Name::Minhash => vec![candidate(Method::Minhash)],
-        Name::Combined => vec![candidate(Method::Combined)],
-        Name::Pugh => vec![candidate(Method::Pugh)],
-        other => {
-            let index = other as usize - Name::A0 as usize;
-            vec![Baseline::Signature(Detector::ALL[index])]
-        }
+/// The detectors `--method` names.
+#[derive(Debug, Clone)]
+struct Methods(Vec<Baseline>);
+
+/// `--method`: a candidate method, a detector (a0, …, a12), or all of them.
+fn parse_methods(name: &str) -> Result<Methods, String> {
+    use clap::ValueEnum;
+    let candidates = Method::value_variants()
+        .iter()
+        .map(|&m| Baseline::Candidate(m));
+    let detectors = Detector::ALL.into_iter().map(Baseline::Signature);
+    if name.eq_ignore_ascii_case("all") {
+        return Ok(Methods(candidates.chain(detectors).collect()));
     }
+    if let Ok(m) = Method::from_str(name, true) {
+        return Ok(Methods(vec![Baseline::Candidate(m)]));
+    }
+    Detector::from_str(name, true)
+        .map(|d| Methods(vec![Baseline::Signature(d)]))
+        .map_err(|_| {
+            format!("`{name}` is none of simhash, minhash, combined, pugh, a0–a10, a12, all")
+        })
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -146,8 +125,8 @@ pub fn run(args: Args) -> Result<()> {
     }
     let texts: Vec<String> = texts.into_iter().map(Result::unwrap_or_default).collect();
     let mut reports = Vec::new();
-    for baseline in chosen(args.method) {
-        let said = decide(&baseline, &texts, &pairs, &args.params)?;
+    for baseline in &args.method.0 {
+        let said = decide(baseline, &texts, &pairs, &args.params)?;
         let mut confusion = Confusion::default();
         for (&(_, _, label), &duplicate) in pairs.iter().zip(&said) {
             let (p, decision) = if duplicate {
