@@ -9,6 +9,7 @@
 //! the reviewers' labels). [`cli`] is the thin command layer.
 
 pub mod batch;
+pub mod candidates;
 pub mod cli;
 pub mod document;
 pub mod model;

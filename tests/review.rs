@@ -235,23 +235,31 @@ fn browser() -> Browser {
     .expect("Chromium starts (apt-get install -y chromium, or set TWINPAGE_CHROMIUM)")
 }
 
-/// The frames of the page: (URL, origin, URL that could not be shown).
-fn frames(tab: &Tab) -> Vec<(String, String, Option<String>)> {
+/// Documents framed by the page: the URLs of the frames that loaded (sandboxed
+/// frames run out of process, as targets of their own), and of those refused
+/// (an error page in the page's frame tree).
+fn framed_documents(tab: &Tab) -> (Vec<String>, Vec<String>) {
+    use headless_chrome::protocol::cdp::{Page, Target};
+    let targets = tab
+        .call_method(Target::GetTargets { filter: None })
+        .unwrap()
+        .target_infos;
+    let loaded = targets
+        .into_iter()
+        .filter(|t| t.Type == "iframe")
+        .map(|t| t.url)
+        .collect();
     let tree = tab
-        .call_method(headless_chrome::protocol::cdp::Page::GetFrameTree(None))
+        .call_method(Page::GetFrameTree(None))
         .unwrap()
         .frame_tree;
-    tree.child_frames
+    let refused = tree
+        .child_frames
         .unwrap_or_default()
         .into_iter()
-        .map(|f| {
-            (
-                f.frame.url,
-                f.frame.security_origin,
-                f.frame.unreachable_url,
-            )
-        })
-        .collect()
+        .filter_map(|f| f.frame.unreachable_url)
+        .collect();
+    (loaded, refused)
 }
 
 fn shown_pair(tab: &Tab) -> String {
@@ -305,6 +313,17 @@ fn a_reviewer_labels_with_the_keyboard_undoes_and_labels_again() {
         Some(json!("")),
         "documents are framed sandboxed"
     );
+    std::thread::sleep(Duration::from_millis(500));
+    let (loaded, refused) = framed_documents(&tab);
+    assert!(refused.is_empty(), "frames refused: {refused:?}");
+    let ours: Vec<&String> = loaded
+        .iter()
+        .filter(|url| url.starts_with(&server.url()))
+        .collect();
+    assert_eq!(ours.len(), 2, "{loaded:?}");
+    assert!(ours
+        .iter()
+        .all(|url| url.contains("/doc/") && url.ends_with("/fetched")));
     tab.press_key("d").unwrap();
     wait_for_pair(&tab, "2");
     tab.press_key("z").unwrap();

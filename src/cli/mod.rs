@@ -3,9 +3,13 @@
 //! Exit codes scripts can trust: 0 success, 1 a run that failed (bad input, a
 //! missing document, a model that does not fit), 2 a usage error (clap's).
 
+mod baseline;
+mod candidates;
+mod cluster;
 mod evaluate;
 mod explain;
 mod idf;
+mod index;
 mod render;
 mod retrain;
 mod review;
@@ -53,6 +57,10 @@ enum Command {
     Signals(signals::Args),
     Evaluate(evaluate::Args),
     Explain(explain::Args),
+    Candidates(candidates::Args),
+    Index(index::Args),
+    Cluster(cluster::Args),
+    Baseline(baseline::Args),
     Render(render::Args),
     Review(review::Args),
     Retrain(retrain::Args),
@@ -74,6 +82,10 @@ pub fn run() -> ExitCode {
         Command::Signals(a) => signals::run(a),
         Command::Evaluate(a) => evaluate::run(a),
         Command::Explain(a) => explain::run(a),
+        Command::Candidates(a) => candidates::run(a),
+        Command::Index(a) => index::run(a),
+        Command::Cluster(a) => cluster::run(a),
+        Command::Baseline(a) => baseline::run(a),
         Command::Render(a) => render::run(a),
         Command::Review(a) => review::run(a),
         Command::Retrain(a) => retrain::run(a),

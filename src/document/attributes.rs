@@ -171,6 +171,20 @@ impl Document {
     }
 }
 
+/// The text of a body that candidate generation fingerprints: the core content
+/// (`core`) or the whole visible text, from one parse and without the other
+/// attributes (tf-idf, compression, language) that only pair tests need.
+pub fn page_text(body: &DecodedBody, core: bool) -> String {
+    let dom = Dom::from(body.text.as_str());
+    remove_hidden(&dom);
+    let visible = visible_text(&dom);
+    if core {
+        core_text(dom, &visible)
+    } else {
+        visible
+    }
+}
+
 fn share(part: usize, whole: usize) -> f64 {
     if whole == 0 {
         0.0

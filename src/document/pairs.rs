@@ -144,7 +144,8 @@ impl PairFile {
     }
 }
 
-fn csv_error(path: &Path, e: csv::Error) -> anyhow::Error {
+/// A CSV reading error as `file:line: what` (shared with the docs-file reader).
+pub(crate) fn csv_error(path: &Path, e: csv::Error) -> anyhow::Error {
     let line = e.position().map_or(0, |p| p.line());
     match e.kind() {
         csv::ErrorKind::UnequalLengths {

@@ -78,10 +78,16 @@ pub fn number_set(words: &[String]) -> Vec<u64> {
 /// Hashes of the `SHINGLE_WORDS`-word shingles of a word sequence, sorted and
 /// deduplicated. A text shorter than one shingle is one shingle of all its words.
 pub fn shingles(ids: &[u32]) -> Vec<u64> {
+    word_shingles(ids, SHINGLE_WORDS)
+}
+
+/// Hashes of the `words`-word shingles of a word sequence, sorted and deduplicated
+/// (Broder's shingles; the candidate generators choose their own width).
+pub fn word_shingles(ids: &[u32], words: usize) -> Vec<u64> {
     if ids.is_empty() {
         return Vec::new();
     }
-    let width = SHINGLE_WORDS.min(ids.len());
+    let width = words.max(1).min(ids.len());
     let mut out: Vec<u64> = ids
         .windows(width)
         .map(|w| {
@@ -106,9 +112,15 @@ pub fn vocabulary(ids: &[u32]) -> Vec<u64> {
 /// of 64 bits (the bits of its mixed hash), weighted by its frequency; the sign of
 /// each sum is a bit. Similar texts get fingerprints at small Hamming distance.
 pub fn simhash(ids: &[u32]) -> u64 {
+    simhash_seeded(ids, 0)
+}
+
+/// [`simhash`] with the word hashes drawn from another family (`mix64(id ^ seed)`):
+/// independent 64-bit slices of a wider Charikar fingerprint. Seed 0 is [`simhash`].
+pub fn simhash_seeded(ids: &[u32], seed: u64) -> u64 {
     let mut sums = [0i64; 64];
     for (id, count) in frequencies(ids) {
-        let h = mix64(u64::from(id));
+        let h = mix64(u64::from(id) ^ seed);
         for (bit, sum) in sums.iter_mut().enumerate() {
             if h >> bit & 1 == 1 {
                 *sum += i64::from(count);

@@ -1,0 +1,358 @@
+//! A corpus in: `docs.csv` (`url,html[,rendered]`, other columns kept) or a folder
+//! of HTML files, read one row at a time so that a crawl of any size streams.
+//!
+//! Paths in `docs.csv` are relative to its folder, as in pair files. The pair
+//! files written from a corpus name documents so that `score` finds them from the
+//! output's folder: as written when the output sits beside `docs.csv`, otherwise
+//! as absolute paths.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::document::pairs::csv_error;
+
+/// File names a folder corpus takes as documents.
+const HTML_SUFFIXES: [&str; 4] = [".html", ".htm", ".html.gz", ".htm.gz"];
+
+/// One document of a corpus.
+#[derive(Debug, Clone)]
+pub struct CorpusDoc {
+    /// `file:line` for a row of docs.csv, the path for a file of a folder.
+    pub location: String,
+    pub url: String,
+    /// The body to read.
+    pub html: PathBuf,
+    /// As written in docs.csv (relative to its folder), for output.
+    pub html_raw: String,
+    pub rendered_raw: Option<String>,
+    /// The row's other columns, in [`Corpus::extra_headers`] order.
+    pub extra: Vec<String>,
+}
+
+/// What an output pair file keeps of a document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocInfo {
+    pub url: String,
+    pub html: String,
+    pub rendered: String,
+    pub extra: Vec<String>,
+}
+
+enum Source {
+    Csv {
+        url: usize,
+        html: usize,
+        rendered: Option<usize>,
+        extra: Vec<usize>,
+    },
+    Folder(Vec<PathBuf>),
+}
+
+/// A docs.csv or a folder, opened (header read, or files listed), not yet read.
+pub struct Corpus {
+    pub path: PathBuf,
+    /// Folder the documents' paths are relative to.
+    pub base: PathBuf,
+    pub extra_headers: Vec<String>,
+    source: Source,
+}
+
+impl Corpus {
+    pub fn open(path: &Path) -> Result<Corpus> {
+        if path.is_dir() {
+            let mut files = Vec::new();
+            list_html(path, &mut files)?;
+            files.sort();
+            return Ok(Corpus {
+                path: path.to_path_buf(),
+                base: path.to_path_buf(),
+                extra_headers: Vec::new(),
+                source: Source::Folder(files),
+            });
+        }
+        let mut reader = reader(path)?;
+        let headers: Vec<String> = reader
+            .headers()
+            .with_context(|| format!("{}: cannot read the header row", path.display()))?
+            .iter()
+            .map(|h| h.trim_start_matches('\u{feff}').trim().to_string())
+            .collect();
+        let find = |name: &str| headers.iter().position(|h| h == name);
+        let require = |name: &str| {
+            find(name).with_context(|| {
+                format!(
+                    "{}: missing column `{name}` (header is `{}`; a docs file needs url,html and may have rendered)",
+                    path.display(),
+                    headers.join(",")
+                )
+            })
+        };
+        let (url, html, rendered) = (require("url")?, require("html")?, find("rendered"));
+        let extra: Vec<usize> = (0..headers.len())
+            .filter(|&i| i != url && i != html && Some(i) != rendered)
+            .collect();
+        Ok(Corpus {
+            path: path.to_path_buf(),
+            base: path.parent().unwrap_or(Path::new("")).to_path_buf(),
+            extra_headers: extra.iter().map(|&i| headers[i].clone()).collect(),
+            source: Source::Csv {
+                url,
+                html,
+                rendered,
+                extra,
+            },
+        })
+    }
+
+    /// Number of documents (a quick pass over docs.csv), for progress.
+    pub fn count(&self) -> Result<usize> {
+        match &self.source {
+            Source::Folder(files) => Ok(files.len()),
+            Source::Csv { .. } => {
+                let mut record = csv::ByteRecord::new();
+                let mut reader = reader(&self.path)?;
+                let mut n = 0;
+                while reader
+                    .read_byte_record(&mut record)
+                    .map_err(|e| csv_error(&self.path, e))?
+                {
+                    n += 1;
+                }
+                Ok(n)
+            }
+        }
+    }
+
+    /// The documents, in file order, one at a time.
+    pub fn documents(&self) -> Result<Box<dyn Iterator<Item = Result<CorpusDoc>> + '_>> {
+        match &self.source {
+            Source::Folder(files) => Ok(Box::new(files.iter().map(|f| {
+                let raw = f
+                    .strip_prefix(&self.base)
+                    .unwrap_or(f)
+                    .to_string_lossy()
+                    .into_owned();
+                Ok(CorpusDoc {
+                    location: f.display().to_string(),
+                    url: raw.clone(),
+                    html: f.clone(),
+                    html_raw: raw,
+                    rendered_raw: None,
+                    extra: Vec::new(),
+                })
+            }))),
+            Source::Csv {
+                url,
+                html,
+                rendered,
+                extra,
+            } => {
+                let reader = reader(&self.path)?;
+                Ok(Box::new(reader.into_records().map(move |record| {
+                    let record = record.map_err(|e| csv_error(&self.path, e))?;
+                    let line = record.position().map_or(0, |p| p.line());
+                    let location = format!("{}:{line}", self.path.display());
+                    let field = |i: usize| record.get(i).unwrap_or("").trim().to_string();
+                    let html_raw = field(*html);
+                    if html_raw.is_empty() {
+                        bail!("{location}: column `html`: empty document path");
+                    }
+                    Ok(CorpusDoc {
+                        url: field(*url),
+                        html: self.base.join(&html_raw),
+                        html_raw,
+                        rendered_raw: rendered.map(field).filter(|r| !r.is_empty()),
+                        extra: extra
+                            .iter()
+                            .map(|&i| record.get(i).unwrap_or("").to_string())
+                            .collect(),
+                        location,
+                    })
+                })))
+            }
+        }
+    }
+}
+
+fn reader(path: &Path) -> Result<csv::Reader<std::fs::File>> {
+    csv::ReaderBuilder::new()
+        .flexible(false)
+        .from_path(path)
+        .with_context(|| format!("cannot open docs file {}", path.display()))
+}
+
+fn list_html(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            list_html(&path, out)?;
+        } else if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+            let lower = name.to_ascii_lowercase();
+            if HTML_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
+                out.push(path);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How document paths are written into an output pair file.
+pub struct OutputPaths {
+    base: PathBuf,
+    keep_as_written: bool,
+}
+
+impl OutputPaths {
+    /// For a corpus whose paths are relative to `base`, written to `out` (`-` is stdout).
+    pub fn new(base: &Path, out: &str) -> OutputPaths {
+        let out_dir = match Path::new(out).parent() {
+            _ if out == "-" => PathBuf::from("."),
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let base = if base.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            base
+        };
+        let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+        let keep_as_written = canonical(base).is_some() && canonical(base) == canonical(&out_dir);
+        OutputPaths {
+            base: std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf()),
+            keep_as_written,
+        }
+    }
+
+    /// Absolute paths whatever the output (the index stores these).
+    pub fn absolute(base: &Path) -> OutputPaths {
+        let base = if base.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            base
+        };
+        OutputPaths {
+            base: std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf()),
+            keep_as_written: false,
+        }
+    }
+
+    pub fn path(&self, raw: &str) -> String {
+        if self.keep_as_written || Path::new(raw).is_absolute() {
+            raw.to_string()
+        } else {
+            self.base.join(raw).display().to_string()
+        }
+    }
+
+    pub fn info(&self, doc: &CorpusDoc) -> DocInfo {
+        DocInfo {
+            url: doc.url.clone(),
+            html: self.path(&doc.html_raw),
+            rendered: doc
+                .rendered_raw
+                .as_deref()
+                .map(|r| self.path(r))
+                .unwrap_or_default(),
+            extra: doc.extra.clone(),
+        }
+    }
+}
+
+/// Writes candidates as a pair file `score` reads as it is: url_a,url_b,html_a,
+/// html_b, rendered_a,rendered_b (when any document has a stored render), the
+/// method and its evidence columns, then the documents' other columns as `_a`/`_b`.
+pub fn write_pairs(
+    w: &mut dyn std::io::Write,
+    docs: &[DocInfo],
+    extra_headers: &[String],
+    method: &str,
+    evidence_columns: &[&str],
+    pairs: &[super::Candidate],
+) -> Result<()> {
+    let rendered = docs.iter().any(|d| !d.rendered.is_empty());
+    let mut csv = csv::Writer::from_writer(w);
+    let mut header: Vec<String> = ["url_a", "url_b", "html_a", "html_b"]
+        .map(String::from)
+        .to_vec();
+    if rendered {
+        header.extend(["rendered_a".into(), "rendered_b".into()]);
+    }
+    header.push("method".into());
+    header.extend(evidence_columns.iter().map(|c| c.to_string()));
+    for h in extra_headers {
+        header.extend([format!("{h}_a"), format!("{h}_b")]);
+    }
+    csv.write_record(&header)?;
+    for pair in pairs {
+        let (a, b) = (&docs[pair.a as usize], &docs[pair.b as usize]);
+        let mut row: Vec<&str> = vec![&a.url, &b.url, &a.html, &b.html];
+        if rendered {
+            row.extend([a.rendered.as_str(), b.rendered.as_str()]);
+        }
+        row.push(method);
+        row.extend(pair.evidence.iter().map(String::as_str));
+        for (x, y) in a.extra.iter().zip(&b.extra) {
+            row.extend([x.as_str(), y.as_str()]);
+        }
+        csv.write_record(&row)?;
+    }
+    csv.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_rows_with_extra_columns_and_names_bad_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("docs.csv");
+        std::fs::write(&p, "id,url,html\n1,http://a/,a.html\n2,http://b/,\n").unwrap();
+        let corpus = Corpus::open(&p).unwrap();
+        assert_eq!(corpus.extra_headers, ["id"]);
+        assert_eq!(corpus.count().unwrap(), 2);
+        let docs: Vec<Result<CorpusDoc>> = corpus.documents().unwrap().collect();
+        let first = docs[0].as_ref().unwrap();
+        assert_eq!(first.html, dir.path().join("a.html"));
+        assert_eq!(first.extra, ["1"]);
+        let e = docs[1].as_ref().unwrap_err().to_string();
+        assert!(e.contains("docs.csv:3") && e.contains("html"), "{e}");
+
+        std::fs::write(&p, "url,page\nu,a.html\n").unwrap();
+        let e = Corpus::open(&p).err().unwrap().to_string();
+        assert!(e.contains("missing column `html`"), "{e}");
+    }
+
+    #[test]
+    fn folders_list_html_files_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        for f in ["b.html", "a.htm", "sub/c.html.gz", "notes.txt"] {
+            std::fs::write(dir.path().join(f), "x").unwrap();
+        }
+        let corpus = Corpus::open(dir.path()).unwrap();
+        let urls: Vec<String> = corpus
+            .documents()
+            .unwrap()
+            .map(|d| d.unwrap().url)
+            .collect();
+        assert_eq!(urls, ["a.htm", "b.html", "sub/c.html.gz"]);
+    }
+
+    #[test]
+    fn output_paths_stay_relative_only_beside_the_docs() {
+        let dir = tempfile::tempdir().unwrap();
+        let beside = OutputPaths::new(
+            dir.path(),
+            &dir.path().join("pairs.csv").display().to_string(),
+        );
+        assert_eq!(beside.path("docs/x.html"), "docs/x.html");
+        let elsewhere = OutputPaths::new(dir.path(), "/tmp/somewhere/pairs.csv");
+        assert_eq!(
+            elsewhere.path("docs/x.html"),
+            dir.path().join("docs/x.html").display().to_string()
+        );
+    }
+}

@@ -1,0 +1,374 @@
+//! An index that lasts: 64-bit Charikar fingerprints on disk, checked by the
+//! crawler's online mode (each new document against every earlier one) and its
+//! batch mode (many new documents at once, against the stored ones and among
+//! themselves).
+//!
+//! Layout of an index folder:
+//!
+//! ```text
+//! manifest.json              {"format":"twinpage-index","version":1,"fingerprint":"simhash64","text":"core"}
+//! segments/NAME.docs.csv     url,html,rendered of each stored document (absolute paths)
+//! segments/NAME.fp           its fingerprints, 8 bytes little-endian each, same order
+//! ```
+//!
+//! Each `index add` writes one segment; the `.fp` file is written last, so a
+//! segment without one is an interrupted add and is ignored. Segments are found
+//! by listing the folder, so slices added at the same time from several machines
+//! never overwrite each other. A segment's name is its slice and a hash of its
+//! contents: adding the same documents twice is noticed. The permuted tables are
+//! rebuilt in memory when the index is opened (a second or two per million
+//! documents), so the Hamming distance is chosen per query.
+//!
+//! Slices: `--shard i/N` keeps the documents whose URL's FNV-1a 64-bit hash is
+//! `i` modulo `N`: a deterministic split that any scheduler can run in parallel.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use rayon::prelude::*;
+
+use super::corpus::DocInfo;
+use super::sketch::{self, Sketch, TextChoice};
+use super::{simhash, Candidate};
+use crate::document::text::fnv1a;
+use crate::output::write_atomically;
+
+/// The index format this build reads and writes.
+pub const VERSION: u32 = 1;
+const FORMAT: &str = "twinpage-index";
+const FINGERPRINT: &str = "simhash64";
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub format: String,
+    pub version: u32,
+    pub fingerprint: String,
+    pub text: TextChoice,
+}
+
+/// A deterministic slice of documents: `i/N`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("`{s}` is not a slice: write i/N with 0 ≤ i < N, e.g. 0/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u64, u64) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    pub fn all() -> Shard {
+        Shard { index: 0, count: 1 }
+    }
+
+    pub fn contains(&self, url: &str) -> bool {
+        fnv1a(url.as_bytes()) % self.count == self.index
+    }
+
+    fn tag(&self) -> String {
+        if self.count == 1 {
+            "all".into()
+        } else {
+            format!("{}of{}", self.index, self.count)
+        }
+    }
+}
+
+/// An opened index: every stored document and its fingerprint.
+#[derive(Debug)]
+pub struct Index {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub docs: Vec<DocInfo>,
+    pub fingerprints: Vec<u64>,
+    pub segments: Vec<String>,
+}
+
+impl Index {
+    /// Opens an index, creating an empty one (for `text`) when the folder has none.
+    pub fn open_or_create(dir: &Path, text: TextChoice) -> Result<Index> {
+        if !dir.join("manifest.json").exists() {
+            std::fs::create_dir_all(dir.join("segments"))
+                .with_context(|| format!("cannot create index folder {}", dir.display()))?;
+            let manifest = Manifest {
+                format: FORMAT.into(),
+                version: VERSION,
+                fingerprint: FINGERPRINT.into(),
+                text,
+            };
+            write_atomically(&dir.join("manifest.json"), |w| {
+                serde_json::to_writer_pretty(&mut *w, &manifest)?;
+                Ok(w.write_all(b"\n")?)
+            })?;
+        }
+        let index = Index::open(dir)?;
+        if index.manifest.text != text {
+            bail!(
+                "index {} fingerprints {:?} text, not {text:?}: drop --text or use another index",
+                dir.display(),
+                index.manifest.text
+            );
+        }
+        Ok(index)
+    }
+
+    /// Opens an existing index, checking its format version.
+    pub fn open(dir: &Path) -> Result<Index> {
+        let path = dir.join("manifest.json");
+        let raw = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "{} is not an index (no manifest.json); `twinpage index add` makes one",
+                dir.display()
+            )
+        })?;
+        let value: serde_json::Value = serde_json::from_str(&raw)
+            .with_context(|| format!("{}: not valid JSON", path.display()))?;
+        let version = value.get("version").and_then(|v| v.as_u64());
+        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT)
+            || version != Some(u64::from(VERSION))
+        {
+            bail!(
+                "{}: index format version {} but this twinpage reads version {VERSION}; rebuild the index \
+                 with `twinpage index add --index NEW_DIR --docs …` from the original docs files",
+                path.display(),
+                version.map_or("unknown".into(), |v| v.to_string())
+            );
+        }
+        let manifest: Manifest = serde_json::from_value(value)
+            .with_context(|| format!("{}: unexpected manifest", path.display()))?;
+        let mut index = Index {
+            dir: dir.to_path_buf(),
+            manifest,
+            docs: Vec::new(),
+            fingerprints: Vec::new(),
+            segments: Vec::new(),
+        };
+        for name in segment_names(dir)? {
+            index.load_segment(&name)?;
+        }
+        Ok(index)
+    }
+
+    fn segment_path(&self, name: &str, suffix: &str) -> PathBuf {
+        self.dir.join("segments").join(format!("{name}{suffix}"))
+    }
+
+    fn load_segment(&mut self, name: &str) -> Result<()> {
+        let fp_path = self.segment_path(name, ".fp");
+        let bytes = std::fs::read(&fp_path)
+            .with_context(|| format!("cannot read {}", fp_path.display()))?;
+        let docs_path = self.segment_path(name, ".docs.csv");
+        let mut reader = csv::Reader::from_path(&docs_path)
+            .with_context(|| format!("cannot read {}", docs_path.display()))?;
+        let mut docs = Vec::new();
+        for record in reader.records() {
+            let r = record.with_context(|| format!("{}: damaged", docs_path.display()))?;
+            docs.push(DocInfo {
+                url: r[0].to_string(),
+                html: r[1].to_string(),
+                rendered: r[2].to_string(),
+                extra: Vec::new(),
+            });
+        }
+        if bytes.len() != docs.len() * 8 {
+            bail!(
+                "segment {name} of index {} is damaged: {} documents but {} bytes of fingerprints; delete \
+                 segments/{name}.* and add those documents again",
+                self.dir.display(),
+                docs.len(),
+                bytes.len()
+            );
+        }
+        self.fingerprints.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+        );
+        self.docs.extend(docs);
+        self.segments.push(name.to_string());
+        Ok(())
+    }
+
+    /// Stores documents and their fingerprints as a new segment. Returns false
+    /// (and stores nothing) when the very same segment is already there.
+    pub fn add(&mut self, docs: &[DocInfo], fingerprints: &[u64], shard: Shard) -> Result<bool> {
+        let mut csv_bytes = Vec::new();
+        {
+            let mut csv = csv::Writer::from_writer(&mut csv_bytes);
+            csv.write_record(["url", "html", "rendered"])?;
+            for d in docs {
+                csv.write_record([&d.url, &d.html, &d.rendered])?;
+            }
+            csv.flush()?;
+        }
+        let fp_bytes: Vec<u8> = fingerprints.iter().flat_map(|f| f.to_le_bytes()).collect();
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&csv_bytes).update(&fp_bytes);
+        let name = format!("{}-{}", shard.tag(), &hasher.finalize().to_hex()[..16]);
+        if self.segments.contains(&name) {
+            return Ok(false);
+        }
+        write_atomically(&self.segment_path(&name, ".docs.csv"), |w| {
+            Ok(w.write_all(&csv_bytes)?)
+        })?;
+        write_atomically(&self.segment_path(&name, ".fp"), |w| {
+            Ok(w.write_all(&fp_bytes)?)
+        })?;
+        self.docs.extend(docs.iter().cloned());
+        self.fingerprints.extend_from_slice(fingerprints);
+        self.segments.push(name);
+        Ok(true)
+    }
+}
+
+impl Index {
+    /// Stored documents within Hamming distance `hamming` of each new document
+    /// (`new_docs` with absolute paths, `new` their sketches): candidates with
+    /// `a` = the new document's number and `b` = `new.len()` + the stored one's.
+    /// A stored document that is the new one itself (same URL and body file) is
+    /// not reported. With `within_batch`, pairs among the new documents too
+    /// (`b` < `new.len()`). Sorted.
+    pub fn matches(
+        &self,
+        new_docs: &[DocInfo],
+        new: &[Sketch],
+        hamming: u32,
+        within_batch: bool,
+    ) -> Result<Vec<Candidate>> {
+        let layout = simhash::Layout::new(hamming)?;
+        let offset = new.len() as u32;
+        let tables = simhash::Tables::build(self.fingerprints.clone(), layout.clone());
+        let mut out: Vec<Candidate> = new
+            .par_iter()
+            .enumerate()
+            .filter(|(_, s)| s.words > 0)
+            .flat_map_iter(|(i, s)| {
+                tables
+                    .query(s.simhash)
+                    .into_iter()
+                    .filter(move |&(stored, _)| {
+                        let d = &self.docs[stored as usize];
+                        !(d.url == new_docs[i].url && d.html == new_docs[i].html)
+                    })
+                    .map(move |(stored, d)| Candidate {
+                        a: i as u32,
+                        b: offset + stored,
+                        evidence: vec![d.to_string()],
+                    })
+            })
+            .collect();
+        if within_batch {
+            out.extend(
+                sketch::simhash_pairs(new, &layout)
+                    .into_iter()
+                    .map(|(a, b, d)| Candidate {
+                        a,
+                        b,
+                        evidence: vec![d.to_string()],
+                    }),
+            );
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+/// Names of the complete segments of an index, sorted.
+fn segment_names(dir: &Path) -> Result<Vec<String>> {
+    let folder = dir.join("segments");
+    let mut names = Vec::new();
+    let entries = match std::fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(names),
+        Err(e) => return Err(e).with_context(|| format!("cannot list {}", folder.display())),
+    };
+    for entry in entries {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_suffix(".fp") {
+            names.push(stem.to_string());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(url: &str) -> DocInfo {
+        DocInfo {
+            url: url.into(),
+            html: format!("/docs/{url}.html"),
+            rendered: String::new(),
+            extra: vec![],
+        }
+    }
+
+    #[test]
+    fn segments_round_trip_and_repeat_adds_are_noticed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = Index::open_or_create(dir.path(), TextChoice::Core).unwrap();
+        assert!(index
+            .add(&[doc("a"), doc("b")], &[1, 2], Shard::all())
+            .unwrap());
+        assert!(!index
+            .add(&[doc("a"), doc("b")], &[1, 2], Shard::all())
+            .unwrap());
+        assert!(index
+            .add(&[doc("c")], &[u64::MAX], "1/2".parse().unwrap())
+            .unwrap());
+        let reopened = Index::open(dir.path()).unwrap();
+        assert_eq!(reopened.docs.len(), 3);
+        let mut fps = reopened.fingerprints.clone();
+        fps.sort_unstable();
+        assert_eq!(fps, [1, 2, u64::MAX]);
+        let e = Index::open_or_create(dir.path(), TextChoice::Visible)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Core"), "{e}");
+    }
+
+    #[test]
+    fn other_versions_are_refused_with_advice() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("manifest.json"),
+            r#"{"format":"twinpage-index","version":99,"fingerprint":"simhash64","text":"core"}"#,
+        )
+        .unwrap();
+        let e = Index::open(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("version 99") && e.contains("rebuild"), "{e}");
+        let e = Index::open(&dir.path().join("nothing"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("index add"), "{e}");
+    }
+
+    #[test]
+    fn shards_partition_documents() {
+        let shards: Vec<Shard> = (0..4).map(|i| format!("{i}/4").parse().unwrap()).collect();
+        for n in 0..200 {
+            let url = format!("http://example.org/{n}");
+            assert_eq!(shards.iter().filter(|s| s.contains(&url)).count(), 1);
+        }
+        assert!("4/4".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+    }
+}

@@ -1,0 +1,279 @@
+//! The candidate commands end to end: candidates → score → cluster on a tiny
+//! corpus, the index's online and batch modes, baselines, errors and help.
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn twinpage() -> Command {
+    let mut cmd = Command::cargo_bin("twinpage").unwrap();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).env(
+        "XDG_CACHE_HOME",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
+    );
+    cmd
+}
+
+/// Exit code, stdout and stderr of a run.
+fn outcome(cmd: &mut Command) -> (Option<i32>, String, String) {
+    let out = cmd.output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
+fn run_ok(cmd: &mut Command) -> (String, String) {
+    let (code, stdout, stderr) = outcome(cmd);
+    assert_eq!(code, Some(0), "failed: {stderr}");
+    (stdout, stderr)
+}
+
+fn run_fails(cmd: &mut Command, expected: i32) -> String {
+    let (code, stdout, stderr) = outcome(cmd);
+    assert_eq!(code, Some(expected), "stdout: {stdout} stderr: {stderr}");
+    stderr
+}
+
+const ARTICLE: &str = "Volunteers counted more than four hundred swifts nesting under the eaves of the \
+    old grammar school this summer, the highest number since records began in 1986. The colony \
+    returns from Africa every May and leaves in early August. Ornithologists credit the new nest \
+    boxes fitted during the roof repairs, which replaced gaps lost when the building was insulated. \
+    The school plans a camera so pupils can watch the chicks from their classrooms next year.";
+
+const OTHER: &str =
+    "The county library will open on Sundays from October after a trial in the spring \
+    drew twice the expected visitors. Extra hours will be staffed by new part-time posts funded \
+    by the parish councils. The reading room, closed since the flood two winters ago, reopens \
+    with restored oak tables and a children's corner donated by a local joinery firm.";
+
+fn page(title: &str, nav: &str, body: &str) -> String {
+    format!(
+        "<!doctype html><html><head><meta charset=utf-8><title>{title}</title></head><body>\
+         <nav><a href='/'>Home</a> {nav}</nav><article><h1>{title}</h1><p>{body}</p></article>\
+         <footer>Copyright the site.</footer></body></html>"
+    )
+}
+
+/// docs.csv with two copies of one article (different templates), another
+/// article and an empty page, plus a labelled pair file over them.
+fn corpus() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("a.html"), page("Bridge closed", "News", ARTICLE)).unwrap();
+    fs::write(
+        d.join("a-mirror.html"),
+        page("Bridge closed", "Sport Weather", ARTICLE),
+    )
+    .unwrap();
+    fs::write(d.join("b.html"), page("Bakery opens", "News", OTHER)).unwrap();
+    fs::write(d.join("empty.html"), "<html><body></body></html>").unwrap();
+    fs::write(
+        d.join("docs.csv"),
+        "url,html,crawl\nhttp://news.example/a,a.html,1\nhttp://mirror.example/a,a-mirror.html,2\n\
+         http://news.example/b,b.html,3\nhttp://news.example/e,empty.html,4\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("labelled.csv"),
+        "url_a,url_b,html_a,html_b,label\nu,v,a.html,a-mirror.html,1\nu,w,a.html,b.html,0\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn candidates_feed_score_and_score_feeds_cluster() {
+    let dir = corpus();
+    let d = dir.path();
+    for method in ["simhash", "minhash", "combined", "pugh"] {
+        let pairs = d.join(format!("pairs-{method}.csv"));
+        run_ok(
+            twinpage()
+                .args(["candidates", "--method", method, "--docs"])
+                .arg(d.join("docs.csv"))
+                .arg("--out")
+                .arg(&pairs),
+        );
+        let text = fs::read_to_string(&pairs).unwrap();
+        let mut lines = text.lines();
+        let header = lines.next().unwrap();
+        assert!(
+            header.starts_with("url_a,url_b,html_a,html_b,method,"),
+            "{header}"
+        );
+        assert!(header.ends_with("crawl_a,crawl_b"), "{header}");
+        let rows: Vec<&str> = lines.collect();
+        assert_eq!(rows.len(), 1, "{method}: {text}");
+        assert!(
+            rows[0]
+                .starts_with("http://news.example/a,http://mirror.example/a,a.html,a-mirror.html,"),
+            "{text}"
+        );
+    }
+    let scored = d.join("scored.csv");
+    run_ok(
+        twinpage()
+            .args([
+                "score",
+                "--no-render",
+                "--model",
+                "models/fetched-only.json",
+                "--pairs",
+            ])
+            .arg(d.join("pairs-simhash.csv"))
+            .arg("--out")
+            .arg(&scored),
+    );
+    let clusters = d.join("clusters.csv");
+    run_ok(
+        twinpage()
+            .args(["cluster", "--scored"])
+            .arg(&scored)
+            .arg("--out")
+            .arg(&clusters),
+    );
+    let text = fs::read_to_string(&clusters).unwrap();
+    assert!(text.starts_with("cluster,size,status,url,html\n"), "{text}");
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(text.lines().skip(1).all(|l| l.contains(",2,ok,")), "{text}");
+}
+
+#[test]
+fn index_finds_earlier_documents_online_and_in_batches() {
+    let dir = corpus();
+    let d = dir.path();
+    let index = d.join("index");
+    // The first two documents go in; the mirror is reported against the first.
+    fs::write(
+        d.join("first.csv"),
+        "url,html\nhttp://news.example/a,a.html\nhttp://news.example/b,b.html\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("second.csv"),
+        "url,html\nhttp://mirror.example/a,a-mirror.html\n",
+    )
+    .unwrap();
+    run_ok(
+        twinpage()
+            .args(["index", "add", "--index"])
+            .arg(&index)
+            .arg("--docs")
+            .arg(d.join("first.csv")),
+    );
+    let found = d.join("found.csv");
+    run_ok(
+        twinpage()
+            .args(["index", "query", "--index"])
+            .arg(&index)
+            .arg("--docs")
+            .arg(d.join("second.csv"))
+            .arg("--out")
+            .arg(&found),
+    );
+    let text = fs::read_to_string(&found).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(
+        text.contains("http://mirror.example/a,http://news.example/a,"),
+        "{text}"
+    );
+    // Slices of the same documents concatenate to the whole answer.
+    let mut sliced = 0;
+    for i in 0..3 {
+        let out = d.join(format!("slice{i}.csv"));
+        run_ok(
+            twinpage()
+                .args(["index", "query", "--shard", &format!("{i}/3"), "--index"])
+                .arg(&index)
+                .arg("--docs")
+                .arg(d.join("docs.csv"))
+                .arg("--out")
+                .arg(&out),
+        );
+        sliced += fs::read_to_string(&out).unwrap().lines().count() - 1;
+    }
+    assert_eq!(sliced, 1, "the mirror against the stored article, once");
+    // A damaged version is refused with advice, exit 1.
+    fs::write(
+        index.join("manifest.json"),
+        r#"{"format":"twinpage-index","version":0,"fingerprint":"simhash64","text":"core"}"#,
+    )
+    .unwrap();
+    let err = run_fails(
+        twinpage()
+            .args(["index", "query", "--index"])
+            .arg(&index)
+            .arg("--docs")
+            .arg(d.join("second.csv")),
+        1,
+    );
+    assert!(err.contains("rebuild"), "{err}");
+}
+
+#[test]
+fn baseline_prints_the_evaluate_report() {
+    let dir = corpus();
+    let (out, _) = run_ok(
+        twinpage()
+            .args(["baseline", "--method", "a12", "--pairs"])
+            .arg(dir.path().join("labelled.csv")),
+    );
+    assert!(
+        out.contains("baseline A12 3+5") && out.contains("precision 1.0000  recall 1.0000"),
+        "{out}"
+    );
+    let (out, _) = run_ok(
+        twinpage()
+            .args(["baseline", "--method", "all", "--pairs"])
+            .arg(dir.path().join("labelled.csv")),
+    );
+    assert!(
+        out.contains("A0 MD5") && out.contains("simhash") && out.contains("A10 Opt Freq"),
+        "{out}"
+    );
+}
+
+#[test]
+fn errors_name_the_row_and_every_command_has_help() {
+    let dir = corpus();
+    let d = dir.path();
+    fs::write(d.join("bad.csv"), "url,html\nhttp://x/,a.html\nhttp://y/\n").unwrap();
+    let err = run_fails(
+        twinpage()
+            .args(["candidates", "--docs"])
+            .arg(d.join("bad.csv")),
+        1,
+    );
+    assert!(err.contains("bad.csv:3"), "{err}");
+    fs::write(d.join("missing.csv"), "url,html\nhttp://x/,nowhere.html\n").unwrap();
+    let err = run_fails(
+        twinpage()
+            .args(["candidates", "--docs"])
+            .arg(d.join("missing.csv")),
+        1,
+    );
+    assert!(
+        err.contains("missing.csv:2") && err.contains("--skip-bad"),
+        "{err}"
+    );
+    run_fails(
+        twinpage().args([
+            "index", "query", "--shard", "3/3", "--index", "x", "--docs", "y",
+        ]),
+        2,
+    );
+    run_fails(
+        twinpage().args(["candidates", "--docs", "x", "--method", "nope"]),
+        2,
+    );
+    for cmd in [
+        &["candidates"][..],
+        &["index", "add"],
+        &["index", "query"],
+        &["cluster"],
+        &["baseline"],
+    ] {
+        let (out, _) = run_ok(twinpage().args(cmd).arg("--help"));
+        assert!(out.contains("Usage"), "{cmd:?}");
+    }
+}
