@@ -2,18 +2,11 @@
 //! corpus, the index's online and batch modes, baselines, errors and help.
 
 use std::fs;
-use std::path::Path;
 
 use assert_cmd::Command;
 
-fn twinpage() -> Command {
-    let mut cmd = Command::cargo_bin("twinpage").unwrap();
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).env(
-        "XDG_CACHE_HOME",
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
-    );
-    cmd
-}
+mod common;
+use common::twinpage;
 
 /// Exit code, stdout and stderr of a run.
 fn outcome(cmd: &mut Command) -> (Option<i32>, String, String) {

@@ -6,16 +6,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-/// The binary, run from the repository, with its render cache under the test
-/// target folder (never the user's).
-fn twinpage() -> Command {
-    let mut cmd = Command::cargo_bin("twinpage").unwrap();
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).env(
-        "XDG_CACHE_HOME",
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
-    );
-    cmd
-}
+mod common;
+use common::twinpage;
 
 fn stdout_of(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
@@ -551,21 +543,24 @@ fn queue_export_import_and_retrain() {
         400,
         &dir.path().join("new.csv"),
     );
-    let out = twinpage()
-        .args([
-            "score",
-            "--no-render",
-            "--model",
-            &path("parent.json"),
-            "--pairs",
-            &path("new.csv"),
-            "--out",
-            &path("scored.csv"),
-            "--review-db",
-            &path("queue.db"),
-        ])
-        .output()
-        .unwrap();
+    let score_into_queue = || {
+        twinpage()
+            .args([
+                "score",
+                "--no-render",
+                "--model",
+                &path("parent.json"),
+                "--pairs",
+                &path("new.csv"),
+                "--out",
+                &path("scored.csv"),
+                "--review-db",
+                &path("queue.db"),
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = score_into_queue();
     assert!(
         out.status.success(),
         "{}",
@@ -580,21 +575,7 @@ fn queue_export_import_and_retrain() {
         "{routed} pair(s) routed to review, {routed} of them new"
     )));
     // Scoring again queues nothing new.
-    let again = twinpage()
-        .args([
-            "score",
-            "--no-render",
-            "--model",
-            &path("parent.json"),
-            "--pairs",
-            &path("new.csv"),
-            "--out",
-            &path("scored.csv"),
-            "--review-db",
-            &path("queue.db"),
-        ])
-        .output()
-        .unwrap();
+    let again = score_into_queue();
     assert!(String::from_utf8_lossy(&again.stderr).contains(", 0 of them new"));
 
     // Export: a pair file of the pending pairs that needs none of the original files.
@@ -672,8 +653,10 @@ fn queue_export_import_and_retrain() {
     );
 
     // Retrain on the parent's own data plus the labels; reproducible by seed.
-    let retrain = |out: &str| {
-        stdout_of(twinpage().args([
+    // `retrain` of the parent with the queue's labels, on `pairs`, into `out`.
+    let retrain = |pairs: &str, out: &str| {
+        let mut cmd = twinpage();
+        cmd.args([
             "retrain",
             "--no-render",
             "--model",
@@ -681,16 +664,20 @@ fn queue_export_import_and_retrain() {
             "--db",
             &path("queue.db"),
             "--pairs",
-            "training-data/er/valid.csv",
+            pairs,
             "--out",
             &path(out),
-            "--seed",
-            "3",
-        ]))
+        ]);
+        cmd
     };
-    let report = retrain("new1.json");
+    let seeded = |out: &str| {
+        let mut cmd = retrain("training-data/er/valid.csv", out);
+        cmd.args(["--seed", "3"]);
+        cmd
+    };
+    let report = stdout_of(&mut seeded("new1.json"));
     assert!(report.contains("F1 (p >= 0.5)"), "{report}");
-    retrain("new2.json");
+    stdout_of(&mut seeded("new2.json"));
     let load = |name: &str| -> serde_json::Value {
         serde_json::from_str(&fs::read_to_string(path(name)).unwrap()).unwrap()
     };
@@ -703,35 +690,10 @@ fn queue_export_import_and_retrain() {
         "same seed, same model"
     );
     // The frozen set is the parent's held-out part: other training pairs cannot judge it.
-    let err = stderr_of_failure(twinpage().args([
-        "retrain",
-        "--no-render",
-        "--model",
-        &path("parent.json"),
-        "--db",
-        &path("queue.db"),
-        "--pairs",
-        &path("new.csv"),
-        "--out",
-        &path("new3.json"),
-    ]));
+    let err = stderr_of_failure(&mut retrain(&path("new.csv"), "new3.json"));
     assert!(err.contains("--eval"), "{err}");
     // --promote replaces the model only when the new one is at least as good.
-    let promoted = stdout_of(twinpage().args([
-        "retrain",
-        "--no-render",
-        "--model",
-        &path("parent.json"),
-        "--db",
-        &path("queue.db"),
-        "--pairs",
-        "training-data/er/valid.csv",
-        "--out",
-        &path("new4.json"),
-        "--seed",
-        "3",
-        "--promote",
-    ]));
+    let promoted = stdout_of(seeded("new4.json").arg("--promote"));
     let now = load("parent.json");
     if promoted.contains("not promoted") {
         assert_eq!(now["id"], parent["id"]);

@@ -270,6 +270,17 @@ fn shown_pair(tab: &Tab) -> String {
         .unwrap_or_default()
 }
 
+/// A tab on the review page, as reviewer alice, showing the first pair.
+fn open_page_as_alice(browser: &Browser, server: &ReviewServer) -> Arc<Tab> {
+    let tab = browser.new_tab().unwrap();
+    tab.navigate_to(&format!("{}?reviewer=alice", server.url()))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    wait_for_pair(&tab, "1");
+    tab
+}
+
 /// Waits until the page shows pair `id` ("" for none).
 fn wait_for_pair(tab: &Tab, id: &str) {
     let start = Instant::now();
@@ -296,12 +307,7 @@ fn a_reviewer_labels_with_the_keyboard_undoes_and_labels_again() {
     );
     let server = ReviewServer::start(db.clone(), 0).unwrap();
     let browser = browser();
-    let tab = browser.new_tab().unwrap();
-    tab.navigate_to(&format!("{}?reviewer=alice", server.url()))
-        .unwrap()
-        .wait_until_navigated()
-        .unwrap();
-    wait_for_pair(&tab, "1");
+    let tab = open_page_as_alice(&browser, &server);
     let sandbox = tab
         .evaluate(
             "document.querySelector('#side-a iframe').getAttribute('sandbox')",
@@ -383,12 +389,7 @@ fn a_script_in_a_reviewed_page_cannot_post_a_label() {
     queue_of(&db, &[hostile]);
     let server = ReviewServer::start(db.clone(), 0).unwrap();
     let browser = browser();
-    let tab = browser.new_tab().unwrap();
-    tab.navigate_to(&format!("{}?reviewer=alice", server.url()))
-        .unwrap()
-        .wait_until_navigated()
-        .unwrap();
-    wait_for_pair(&tab, "1");
+    let tab = open_page_as_alice(&browser, &server);
     // The frame is there and pointing at the hostile body.
     let src = tab
         .evaluate("document.querySelector('#side-a iframe').src", false)

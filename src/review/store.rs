@@ -602,19 +602,15 @@ impl ReviewStore {
     /// Every pair with a settled label (majority of duplicate / distinct; unsure
     /// left out; ties left out), with its signal vector, oldest label first.
     pub fn settled_labels(&self) -> Result<Vec<SettledLabel>> {
-        let mut votes = self.votes()?;
-        votes.sort_by_key(|(id, v)| (v.last_at, *id));
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT signal_names, signals, doc_a, doc_b FROM pairs WHERE id = ?1",
+        )?;
         let mut out = Vec::new();
-        for (pair_id, v) in votes {
-            let Some(duplicate) = v.settled() else {
-                continue;
-            };
-            let (names, signals, doc_a, doc_b): (String, String, String, String) =
-                self.conn.query_row(
-                    "SELECT signal_names, signals, doc_a, doc_b FROM pairs WHERE id = ?1",
-                    [pair_id],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-                )?;
+        for (pair_id, duplicate) in self.settled()? {
+            let (names, signals, doc_a, doc_b): (String, String, String, String) = stmt
+                .query_row([pair_id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?;
             out.push(SettledLabel {
                 pair_id,
                 duplicate,
@@ -625,6 +621,16 @@ impl ReviewStore {
             });
         }
         Ok(out)
+    }
+
+    /// (pair, settled label) of every pair that has one, oldest label first.
+    fn settled(&self) -> Result<Vec<(i64, bool)>> {
+        let mut votes = self.votes()?;
+        votes.sort_by_key(|(id, v)| (v.last_at, *id));
+        Ok(votes
+            .into_iter()
+            .filter_map(|(id, v)| Some((id, v.settled()?)))
+            .collect())
     }
 
     /// Ids of the pairs nobody has labelled yet, most uncertain first.
@@ -701,12 +707,7 @@ impl ReviewStore {
             })
         })?;
         let rows: Vec<_> = rows.collect::<rusqlite::Result<_>>()?;
-        let labels: Vec<(i64, bool)> = self
-            .settled_labels()?
-            .iter()
-            .map(|l| (l.pair_id, l.duplicate))
-            .collect();
-        Ok(super::hint::hint(&rows, &labels))
+        Ok(super::hint::hint(&rows, &self.settled()?))
     }
 
     /// What the page needs of a document besides its bodies: its core text, and
