@@ -19,13 +19,13 @@ use std::path::PathBuf;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use twinpage::batch::{self, Batch, Outcome};
-use twinpage::document::text::mix64;
 use twinpage::model::train::{groups_by_shared_document, train};
 use twinpage::model::{Metrics, Model, TrainingInfo, TrainingSet, TreeParams};
 use twinpage::render::{RenderOptions, RenderSettings};
 use twinpage::retrain::{self, measure, Frozen, LabelledPairs};
 use twinpage::review::{queue, ReviewStore, Verdict};
 use twinpage::signals::{names, Layout};
+use twinpage::util::hash::mix64;
 
 fn main() {
     let args: Vec<String> = std::env::args()

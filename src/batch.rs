@@ -8,10 +8,10 @@ use rayon::prelude::*;
 
 use crate::document::{DocumentSet, IdfTable, Pair, PairFile};
 use crate::model::{Decision, Model, TrainingSet};
-use crate::progress::Progress;
 use crate::render::RenderSettings;
 use crate::retrain::LabelledPairs;
 use crate::signals::{self, Layout};
+use crate::util::Progress;
 
 /// Says on stderr where rendered bodies came from and which renders failed.
 fn report_renders(documents: &DocumentSet) {

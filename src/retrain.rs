@@ -13,10 +13,10 @@ use std::collections::HashSet;
 
 use anyhow::{bail, Result};
 
-use crate::document::text::mix64;
 use crate::model::train::{groups_by_shared_document, part_of, train_on_parts, Part};
 use crate::model::{Confusion, Metrics, Model, TrainingInfo, TrainingSet};
 use crate::review::SettledLabel;
+use crate::util::hash::mix64;
 
 /// Labelled signal vectors with the content hashes of each pair's two documents.
 #[derive(Debug, Clone, Default)]

@@ -43,7 +43,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use md5::{Digest, Md5};
 
 use super::minhash;
-use crate::document::text::{self, mix64};
+use crate::document::text;
+use crate::util::hash::{fnv1a, mix64};
 
 /// The detectors of the seed's Table 1, and A12.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -353,7 +354,7 @@ impl Lexicons {
         if lexicon == 0 {
             return true;
         }
-        let h = mix64(text::fnv1a(word.as_bytes()) ^ mix64(lexicon as u64));
+        let h = mix64(fnv1a(word.as_bytes()) ^ mix64(lexicon as u64));
         (h >> 11) as f64 / (1u64 << 53) as f64 >= LEXICON_DROP
     }
 
@@ -370,7 +371,7 @@ impl Lexicons {
                     .filter(|w| Lexicons::kept(w, l))
                     .collect();
                 (kept.len() >= MIN_IMATCH_WORDS)
-                    .then(|| mix64(text::fnv1a(kept.join(" ").as_bytes()) ^ l as u64))
+                    .then(|| mix64(fnv1a(kept.join(" ").as_bytes()) ^ l as u64))
             })
             .collect()
     }
@@ -442,7 +443,7 @@ impl DescriptiveWords {
         if above.is_empty() {
             return Vec::new();
         }
-        vec![text::fnv1a(above.join(" ").as_bytes())]
+        vec![fnv1a(above.join(" ").as_bytes())]
     }
 }
 

@@ -32,8 +32,8 @@ use rayon::prelude::*;
 use super::corpus::DocInfo;
 use super::sketch::{self, Sketch, TextChoice};
 use super::{simhash, Candidate};
-use crate::document::text::fnv1a;
-use crate::output::write_atomically;
+use crate::util::hash::fnv1a;
+use crate::util::write_atomically;
 
 /// The index format this build reads and writes.
 pub const VERSION: u32 = 1;

@@ -14,7 +14,8 @@
 
 use anyhow::{bail, Result};
 
-use crate::document::text::{self, mix64};
+use crate::document::text;
+use crate::util::hash::mix64;
 
 /// Broder's parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]

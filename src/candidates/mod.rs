@@ -94,7 +94,7 @@ pub fn pairs_sharing(sketches: &[Vec<u64>], min_shared: usize) -> Vec<(u32, u32,
 fn subset_key(sketch: &[u64], subset: &[usize]) -> Option<u64> {
     subset.iter().try_fold(0x51_7cc1_b727_220au64, |h, &p| {
         let v = *sketch.get(p)?;
-        (v != 0).then(|| crate::document::text::mix64(h ^ v ^ (p as u64) << 56))
+        (v != 0).then(|| crate::util::hash::mix64(h ^ v ^ (p as u64) << 56))
     })
 }
 

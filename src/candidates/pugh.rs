@@ -10,7 +10,7 @@
 
 use anyhow::{bail, Result};
 
-use crate::document::text::mix64;
+use crate::util::hash::mix64;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {

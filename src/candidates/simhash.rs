@@ -19,6 +19,7 @@ use rayon::prelude::*;
 
 use super::combinations;
 use crate::document::text;
+use crate::util::hash::mix64;
 
 /// Blocks that must agree exactly in every table (the leading ones).
 const LEADING_BLOCKS: usize = 3;
@@ -37,7 +38,7 @@ pub fn fingerprint(ids: &[u32]) -> u64 {
 pub fn wide(ids: &[u32], words: usize) -> Vec<u64> {
     (0..words as u64)
         .map(|w| {
-            let seed = if w == 0 { 0 } else { text::mix64(w) };
+            let seed = if w == 0 { 0 } else { mix64(w) };
             text::simhash_seeded(ids, seed)
         })
         .collect()

@@ -20,7 +20,7 @@ use super::corpus::{Corpus, DocInfo, OutputPaths};
 use super::{combined, minhash, pugh, simhash, Candidate};
 use crate::batch::Skipped;
 use crate::document::{decode, text, url::UrlParts};
-use crate::progress::Progress;
+use crate::util::Progress;
 
 /// Rows read and sketched together: enough to keep both cores busy, small
 /// enough that a chunk of bodies never fills memory.

@@ -84,7 +84,7 @@ pub fn run(args: Args) -> Result<()> {
         .collect();
     let paths: Vec<&Path> = paths.into_iter().collect();
     let position: BTreeMap<&Path, usize> = paths.iter().enumerate().map(|(i, &p)| (p, i)).collect();
-    let progress = crate::progress::Progress::new(paths.len(), "reading documents");
+    let progress = crate::util::Progress::new(paths.len(), "reading documents");
     let texts: Vec<Result<String, String>> = paths
         .par_iter()
         .map(|p| {

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use crate::document::{decode, Document, IdfTable};
-use crate::output::write_atomically;
+use crate::util::write_atomically;
 
 /// Build the tf-idf document-frequency table from folders of pages (maintainers' tool).
 #[derive(clap::Args)]

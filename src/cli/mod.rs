@@ -27,9 +27,9 @@ use clap::{Parser, Subcommand};
 
 use crate::batch::{check_layout, Batch, Skipped};
 use crate::model::Model;
-use crate::output::write_atomically;
 use crate::render::{default_cache_dir, RenderOptions, RenderSettings};
 use crate::signals::Layout;
+use crate::util::write_atomically;
 
 #[derive(Parser)]
 #[command(

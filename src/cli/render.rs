@@ -132,7 +132,7 @@ fn write_pair_file(file: &PairFile, stored: &BTreeMap<PathBuf, PathBuf>, out: &P
             .to_string()
     };
     let render_of = |document: &Path| stored.get(document).map_or_else(String::new, |p| shown(p));
-    crate::output::write_atomically(out, |w| {
+    crate::util::write_atomically(out, |w| {
         let mut csv = csv::Writer::from_writer(w);
         csv.write_record(&headers)?;
         for pair in &file.pairs {

@@ -11,7 +11,8 @@ use dom_smoothie::{Config, Readability, TextMode};
 
 use super::decode::DecodedBody;
 use super::idf::IdfTable;
-use super::text::{self, fnv1a};
+use super::text;
+use crate::util::hash::fnv1a;
 
 /// How many top tf-idf terms a body keeps for the cosine test (the seed's 100).
 pub const TOP_TERMS: usize = 100;

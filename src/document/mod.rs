@@ -20,9 +20,9 @@ pub use attributes::Document;
 pub use idf::IdfTable;
 pub use pairs::{Pair, PairFile};
 
-use crate::progress::Progress;
 use crate::render::{self, RenderSettings, RenderedBody, Request, SupplyReport};
 use crate::signals::{Layout, PairBodies};
+use crate::util::Progress;
 
 /// One render request per distinct fetched body of `pairs`, in path order, with
 /// the first stored render a pair file gives for it.

@@ -7,27 +7,10 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::util::hash::{fnv1a, mix64};
+
 /// Number of words in a shingle (an N-word phrase).
 pub const SHINGLE_WORDS: usize = 4;
-
-/// 64-bit FNV-1a: stable across runs and platforms, which the simhash and the
-/// shingles need (a fingerprint stored today must match one computed tomorrow).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}
-
-/// A well-mixed 64-bit value from a word id (splitmix64 finaliser).
-pub fn mix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
 
 /// The id of a (lower-cased) word.
 pub fn word_id(word: &str) -> u32 {
@@ -193,12 +176,5 @@ mod tests {
         let of = |t: &str| number_set(&words(t).collect::<Vec<_>>());
         assert_eq!(of("Model 450, price 450 and 99 dollars").len(), 2);
         assert!(of("no digits here").is_empty());
-    }
-
-    #[test]
-    fn fnv_matches_reference() {
-        // Reference values of FNV-1a 64.
-        assert_eq!(fnv1a(b""), 0xcbf29ce484222325);
-        assert_eq!(fnv1a(b"a"), 0xaf63dc4c8601ec8c);
     }
 }

@@ -20,8 +20,8 @@ pub use metrics::{Confusion, Metrics};
 pub use train::{TrainingSet, TreeParams};
 pub use tree::Tree;
 
-use crate::output::write_atomically;
 use crate::signals::Layout;
+use crate::util::write_atomically;
 
 /// Version of the model file format.
 pub const FORMAT: u32 = 1;

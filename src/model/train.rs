@@ -15,7 +15,8 @@ use super::calibration::{calibrate, choose_thresholds, Thresholds};
 use super::metrics::{Confusion, Metrics};
 use super::tree::Tree;
 use super::Decision;
-use crate::document::text::mix64;
+use crate::util::hash::mix64;
+use crate::util::UnionFind;
 
 /// Parameters of the tree, checked before fitting.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -237,36 +238,24 @@ fn class_weights(y: &Array1<usize>) -> Array1<f32> {
 /// Groups pairs that share a document (by content hash): union-find over documents.
 pub fn groups_by_shared_document(documents: &[([u8; 32], [u8; 32])]) -> Vec<u64> {
     use std::collections::HashMap;
-    let mut index: HashMap<[u8; 32], usize> = HashMap::new();
-    let mut parent: Vec<usize> = Vec::new();
-    let mut id = |h: [u8; 32], parent: &mut Vec<usize>| {
-        *index.entry(h).or_insert_with(|| {
-            parent.push(parent.len());
-            parent.len() - 1
-        })
+    let mut index: HashMap<[u8; 32], u32> = HashMap::new();
+    let mut number = |h: [u8; 32]| {
+        let next = index.len() as u32;
+        *index.entry(h).or_insert(next)
     };
-    fn find(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        x
-    }
-    let ends: Vec<(usize, usize)> = documents
+    let ends: Vec<(u32, u32)> = documents
         .iter()
-        .map(|&(a, b)| (id(a, &mut parent), id(b, &mut parent)))
+        .map(|&(a, b)| (number(a), number(b)))
         .collect();
+    let mut sets = UnionFind::new(index.len());
     for &(a, b) in &ends {
-        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
-        if ra != rb {
-            parent[ra.max(rb)] = ra.min(rb);
-        }
+        sets.union(a, b);
     }
-    let roots: Vec<usize> = ends.iter().map(|&(a, _)| find(&mut parent, a)).collect();
+    let roots: Vec<u32> = ends.iter().map(|&(a, _)| sets.find(a)).collect();
     // A component holding most pairs (cross-page pairs can chain everything) would
     // put everything in one part; then group by the first document alone.
     let largest = {
-        let mut counts: HashMap<usize, usize> = HashMap::new();
+        let mut counts: HashMap<u32, usize> = HashMap::new();
         roots
             .iter()
             .for_each(|r| *counts.entry(*r).or_default() += 1);
@@ -276,10 +265,9 @@ pub fn groups_by_shared_document(documents: &[([u8; 32], [u8; 32])]) -> Vec<u64>
         return documents.iter().map(|(a, _)| key(a)).collect();
     }
     // Name each component by the smallest document hash in it: stable across runs.
-    let mut names: HashMap<usize, [u8; 32]> = HashMap::new();
+    let mut names: HashMap<u32, [u8; 32]> = HashMap::new();
     for (hash, &doc) in &index {
-        let root = find(&mut parent, doc);
-        let name = names.entry(root).or_insert(*hash);
+        let name = names.entry(sets.find(doc)).or_insert(*hash);
         *name = (*name).min(*hash);
     }
     roots.iter().map(|r| key(&names[r])).collect()

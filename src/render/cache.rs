@@ -74,5 +74,5 @@ impl RenderCache {
 
 /// Writes a whole file or nothing.
 pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::output::write_atomically(path, |w| Ok(w.write_all(bytes)?))
+    crate::util::write_atomically(path, |w| Ok(w.write_all(bytes)?))
 }

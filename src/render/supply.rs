@@ -14,7 +14,7 @@ use flate2::write::GzEncoder;
 use rayon::prelude::*;
 
 use super::{read_document, RenderCache, RenderOptions, Rendered, Renderer, StoredRender};
-use crate::progress::Progress;
+use crate::util::Progress;
 
 /// Where rendered bodies come from, and how to make the missing ones.
 #[derive(Clone, Debug)]

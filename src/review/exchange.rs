@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::store::{ReviewStore, Verdict};
-use crate::output::write_atomically;
+use crate::util::write_atomically;
 
 /// Columns the export writes itself; passthrough columns of these names are dropped.
 const EXPORT_COLUMNS: [&str; 11] = [

@@ -1,0 +1,12 @@
+//! Small tools every layer uses: stable hashes, disjoint sets, files written
+//! whole or not at all, and progress on a terminal. Nothing here knows what a
+//! document, a signal or a model is.
+
+pub mod hash;
+pub mod output;
+pub mod progress;
+pub mod union_find;
+
+pub use output::write_atomically;
+pub use progress::Progress;
+pub use union_find::UnionFind;
