@@ -15,11 +15,17 @@ use crate::util::Progress;
 
 /// Says on stderr where rendered bodies came from and which renders failed.
 fn report_renders(documents: &DocumentSet) {
-    let report = documents.render_report;
+    let report = &documents.render_report;
     if report.rendered > 0 || report.failed > 0 {
         eprintln!(
             "twinpage: rendered bodies: {} rendered now, {} from the cache, {} from the pair file, {} failed",
             report.rendered, report.cached, report.stored, report.failed
+        );
+    }
+    if let Some(first) = report.not_cached.first() {
+        eprintln!(
+            "twinpage: warning: {} render(s) could not be written to the cache (first: {first})",
+            report.not_cached.len()
         );
     }
     if let Some((path, reason)) = documents.render_failures.first() {

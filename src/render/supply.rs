@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use flate2::write::GzEncoder;
 use rayon::prelude::*;
 
-use super::{read_document, RenderCache, RenderOptions, Rendered, Renderer, StoredRender};
+use super::{lock, read_document, RenderCache, RenderOptions, Rendered, Renderer, StoredRender};
 use crate::util::Progress;
 
 /// Where rendered bodies come from, and how to make the missing ones.
@@ -72,12 +72,14 @@ impl From<StoredRender> for RenderedBody {
 }
 
 /// What [`supply`] did, for the user.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct SupplyReport {
     pub stored: usize,
     pub cached: usize,
     pub rendered: usize,
     pub failed: usize,
+    /// Renders made but not written to the cache (full disk, no permission), why.
+    pub not_cached: Vec<String>,
 }
 
 /// The rendered body of every request, in order. Errors only when documents are
@@ -151,22 +153,24 @@ fn render_missing(
         .collect();
     let progress = Progress::new(documents.len(), "rendering documents");
     let done: Vec<Mutex<Option<RenderedBody>>> = missing.iter().map(|_| Mutex::new(None)).collect();
+    let not_cached = Mutex::new(Vec::new());
     renderer.render_each(&documents, &|index, result| {
         let body = match result {
             Ok(rendered) => {
                 // Cached at once, so that an interrupted run keeps what it rendered.
                 if let Err(e) = cache.put(&missing[index].1, &rendered) {
-                    eprintln!("twinpage: warning: render not cached: {e:#}");
+                    lock(&not_cached).push(format!("{e:#}"));
                 }
                 RenderedBody::from(StoredRender::Rendered(rendered))
             }
             Err(e) => RenderedBody::Failed(format!("{e:#}")),
         };
-        *done[index].lock().unwrap_or_else(|p| p.into_inner()) = Some(body);
+        *lock(&done[index]) = Some(body);
         progress.inc();
     });
     progress.finish();
     drop(renderer);
+    report.not_cached = not_cached.into_inner().unwrap_or_else(|p| p.into_inner());
     for ((i, _), body) in missing.iter().zip(done) {
         let body = body.into_inner().unwrap_or_else(|p| p.into_inner());
         let body = body.unwrap_or_else(|| RenderedBody::Failed("not rendered".into()));
