@@ -23,6 +23,7 @@ use twinpage::candidates::corpus::DocInfo;
 use twinpage::candidates::index::{Index, Shard};
 use twinpage::candidates::simhash::{self, Layout, Tables};
 use twinpage::candidates::sketch::{Method, Settings, Sketch, TextChoice};
+use twinpage::distance::hamming;
 
 const K: u32 = 3;
 
@@ -128,7 +129,7 @@ fn main() {
     let secs = start.elapsed().as_secs_f64();
     let within = pairs
         .iter()
-        .all(|&(a, b, d)| d <= K && simhash::hamming(fps[a as usize], fps[b as usize]) == d);
+        .all(|&(a, b, d)| d <= K && hamming(fps[a as usize], fps[b as usize]) == d);
     let found: std::collections::HashSet<(u32, u32)> =
         pairs.iter().map(|&(a, b, _)| (a, b)).collect();
     let hits = planted

@@ -11,6 +11,7 @@
 pub mod batch;
 pub mod candidates;
 pub mod cli;
+pub mod distance;
 pub mod document;
 pub mod model;
 pub mod render;

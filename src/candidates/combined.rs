@@ -13,6 +13,7 @@ use anyhow::{bail, Result};
 
 use super::sketch::Sketch;
 use super::{minhash, simhash, Candidate};
+use crate::distance::hamming;
 
 /// Evidence columns of a combined pair.
 pub const EVIDENCE: [&str; 4] = [
@@ -74,7 +75,7 @@ fn evidence(a: &Sketch, b: &Sketch, broder: bool, union: bool) -> Vec<String> {
     vec![
         minhash::shared(&a.supershingles, &b.supershingles).to_string(),
         simhash::agreeing_bits(&a.wide, &b.wide).to_string(),
-        simhash::hamming(a.simhash, b.simhash).to_string(),
+        hamming(a.simhash, b.simhash).to_string(),
         found_by(broder, union).to_string(),
     ]
 }
@@ -87,7 +88,7 @@ fn confirmed(a: &Sketch, b: &Sketch, params: &Params) -> bool {
 fn in_union(a: &Sketch, b: &Sketch, params: &Params) -> bool {
     params
         .union_hamming
-        .is_some_and(|k| simhash::hamming(a.simhash, b.simhash) <= k)
+        .is_some_and(|k| hamming(a.simhash, b.simhash) <= k)
 }
 
 /// The method on one pair.

@@ -18,6 +18,7 @@ use anyhow::{bail, Result};
 use rayon::prelude::*;
 
 use super::combinations;
+use crate::distance::hamming;
 use crate::document::text;
 use crate::util::hash::mix64;
 
@@ -50,10 +51,6 @@ pub fn agreeing_bits(a: &[u64], b: &[u64]) -> u32 {
         .zip(b)
         .map(|(x, y)| 64 - (x ^ y).count_ones())
         .sum()
-}
-
-pub fn hamming(a: u64, b: u64) -> u32 {
-    (a ^ b).count_ones()
 }
 
 /// One permuted table's recipe: which bit ranges lead, and how many bits they are.

@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use super::corpus::{Corpus, DocInfo, OutputPaths};
 use super::{combined, minhash, pugh, simhash, Candidate};
 use crate::batch::Skipped;
+use crate::distance::hamming;
 use crate::document::{decode, text, url::UrlParts};
 use crate::util::Progress;
 
@@ -173,7 +174,7 @@ pub fn judge(a: &Sketch, b: &Sketch, settings: &Settings) -> Option<Vec<String>>
     }
     match settings.method {
         Method::Simhash => {
-            let d = simhash::hamming(a.simhash, b.simhash);
+            let d = hamming(a.simhash, b.simhash);
             (d <= settings.hamming).then(|| vec![d.to_string()])
         }
         Method::Minhash => {

@@ -164,6 +164,37 @@ pub(crate) fn flag(b: bool) -> f64 {
     }
 }
 
+/// What the signal modules' tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{BodyPair, Query, Signal};
+    use crate::document::url::UrlParts;
+    use crate::document::Document;
+
+    /// The value of the signal `name` of `list` for two documents fetched from two URLs.
+    pub(crate) fn signal(
+        list: &[Signal],
+        name: &str,
+        (a, b): (&Document, &Document),
+        (url_a, url_b): (&str, &str),
+    ) -> f64 {
+        let (url_a, url_b) = (UrlParts::parse(url_a), UrlParts::parse(url_b));
+        let query = Query::default();
+        let pair = BodyPair {
+            a,
+            b,
+            url_a: &url_a,
+            url_b: &url_b,
+            query: &query,
+        };
+        let signal = list
+            .iter()
+            .find(|s| s.name == name)
+            .expect("a signal of that name");
+        (signal.compute)(&pair)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

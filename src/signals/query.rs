@@ -7,8 +7,8 @@
 
 use crate::document::{text, Document};
 
-use super::distance::levenshtein;
 use super::{BodyPair, Signal, MISSING};
+use crate::distance::levenshtein;
 
 /// Words of context kept on each side of a query word in a snippet.
 const SNIPPET_CONTEXT: usize = 12;

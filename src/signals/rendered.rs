@@ -41,9 +41,8 @@ fn difference(p: &BodyPair, field: fn(&RenderedAttributes) -> f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::url::UrlParts;
     use crate::document::Document;
-    use crate::signals::Query;
+    use crate::signals::testing::signal;
 
     fn rendered(image_area: f64, hidden: f64, cut_off: bool) -> Document {
         Document {
@@ -58,15 +57,7 @@ mod tests {
     }
 
     fn run(a: &Document, b: &Document, name: &str) -> f64 {
-        let (u, q) = (UrlParts::default(), Query::default());
-        let p = BodyPair {
-            a,
-            b,
-            url_a: &u,
-            url_b: &u,
-            query: &q,
-        };
-        (SIGNALS.iter().find(|s| s.name == name).unwrap().compute)(&p)
+        signal(SIGNALS, name, (a, b), ("", ""))
     }
 
     #[test]

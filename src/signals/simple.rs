@@ -4,8 +4,8 @@
 //! pair, but they tell the tree what kind of pair it is looking at (same site or
 //! not, same size or not, a spammy side or not).
 
-use super::distance::{cosine, jaccard_distance, length_distance};
 use super::{flag, ratio, BodyPair, Signal, MISSING};
+use crate::distance::{cosine, jaccard_distance, length_distance};
 
 pub const SIGNALS: &[Signal] = &[
     Signal {
@@ -236,22 +236,11 @@ fn image_count_ratio(p: &BodyPair) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::url::UrlParts;
     use crate::document::Document;
-    use crate::signals::Query;
+    use crate::signals::testing::signal;
 
     fn run(a: &Document, b: &Document, ua: &str, ub: &str, name: &str) -> f64 {
-        let (ua, ub) = (UrlParts::parse(ua), UrlParts::parse(ub));
-        let q = Query::default();
-        let p = BodyPair {
-            a,
-            b,
-            url_a: &ua,
-            url_b: &ub,
-            query: &q,
-        };
-        let s = SIGNALS.iter().find(|s| s.name == name).unwrap();
-        (s.compute)(&p)
+        signal(SIGNALS, name, (a, b), (ua, ub))
     }
 
     fn titled(t: &str) -> Document {
