@@ -198,6 +198,40 @@ fn malformed_row_names_file_line_and_column_and_writes_nothing() {
 }
 
 #[test]
+fn rows_are_named_by_the_files_own_line_with_lf_or_crlf() {
+    for end in ["\n", "\r\n"] {
+        // A blank line after the header: skipped, but it is still a line of the file.
+        let (dir, pairs) = fixture("4,u,v,a.html\n");
+        let text = fs::read_to_string(&pairs)
+            .unwrap()
+            .replacen('\n', "\n\n", 1);
+        fs::write(&pairs, text.replace('\n', end)).unwrap();
+        let out = dir.path().join("scored.csv");
+        let fetched_only = ["--no-render", "--model", "models/fetched-only.json"];
+        let err = stderr_of_failure(&mut score(&pairs, &out, &fetched_only));
+        assert!(
+            err.contains("pairs.csv:6: row has 4 fields"),
+            "{end:?}: {err}"
+        );
+
+        let good = text.lines().take(5).collect::<Vec<_>>().join(end);
+        fs::write(&pairs, good + end).unwrap();
+        let explained = stdout_of(
+            twinpage()
+                .arg("explain")
+                .args(fetched_only)
+                .args(["--row", "2", "--pairs"])
+                .arg(&pairs),
+        );
+        let first = explained.lines().next().unwrap();
+        assert!(
+            first.starts_with("row 2 (") && first.contains("pairs.csv:4)"),
+            "{end:?}: {first}"
+        );
+    }
+}
+
+#[test]
 fn missing_document_is_an_error_unless_skipped() {
     let (dir, pairs) = fixture("4,u,v,a.html,gone.html,x\n");
     let out = dir.path().join("scored.csv");
@@ -499,13 +533,17 @@ fn a_model_refuses_the_other_layout() {
     assert!(!out.with_extension("csv.skipped.csv").exists());
 }
 
-/// A copy of the first `rows` rows of a pair file, with absolute document paths.
+/// A copy of the first `rows` rows of a pair file, with absolute document paths
+/// and CRLF line ends.
 fn pair_file_head(source: &str, rows: usize, out: &Path) {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(source);
     let folder = source.parent().unwrap().to_path_buf();
     let mut reader = csv::Reader::from_path(&source).unwrap();
     let headers = reader.headers().unwrap().clone();
-    let mut writer = csv::Writer::from_path(out).unwrap();
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_path(out)
+        .unwrap();
     writer.write_record(&headers).unwrap();
     for record in reader.records().take(rows) {
         let record = record.unwrap();
@@ -606,24 +644,28 @@ fn queue_export_import_and_retrain() {
         "the export scores as the originals did"
     );
 
-    // Labels from elsewhere: the known labels of the exported pairs.
-    let truth: std::collections::HashMap<(String, String), String> = {
+    // Labels from elsewhere: the known labels of the exported pairs. Each pair
+    // names the line of the (CRLF) file it came from: data row i is line i + 2.
+    let truth: std::collections::HashMap<(String, String), (String, usize)> = {
         let mut r = csv::Reader::from_path(path("new.csv")).unwrap();
         r.records()
-            .map(|rec| {
+            .enumerate()
+            .map(|(i, rec)| {
                 let rec = rec.unwrap();
-                ((rec[0].to_string(), rec[1].to_string()), rec[4].to_string())
+                let key = (rec[0].to_string(), rec[1].to_string());
+                (key, (rec[4].to_string(), i + 2))
             })
             .collect()
     };
     let mut labels = String::from("pair_id,label,reviewer\n");
     for row in &rows {
-        let label = &truth[&(row[col("url_a")].to_string(), row[col("url_b")].to_string())];
+        let (label, line) = &truth[&(row[col("url_a")].to_string(), row[col("url_b")].to_string())];
+        assert_eq!(row[col("source")], format!("{}:{line}", path("new.csv")));
         labels.push_str(&format!("{},{label},oracle\n", &row[col("pair_id")]));
     }
     fs::write(
         path("bad.csv"),
-        format!("{labels}{},maybe,oracle\n", &rows[0][0]),
+        format!("{labels}{},maybe,oracle\n", &rows[0][col("pair_id")]),
     )
     .unwrap();
     let err = stderr_of_failure(twinpage().args([

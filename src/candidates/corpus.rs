@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::document::pairs::csv_error;
+use crate::document::pairs::{PairWriter, SideColumns};
+use crate::document::rows::RowReader;
 
 /// File names a folder corpus takes as documents.
 const HTML_SUFFIXES: [&str; 4] = [".html", ".htm", ".html.gz", ".htm.gz"];
@@ -37,6 +38,17 @@ pub struct DocInfo {
     pub html: String,
     pub rendered: String,
     pub extra: Vec<String>,
+}
+
+impl DocInfo {
+    /// The document as a side of a pair file.
+    pub fn columns(&self) -> SideColumns<'_> {
+        SideColumns {
+            url: &self.url,
+            html: &self.html,
+            rendered: &self.rendered,
+        }
+    }
 }
 
 enum Source {
@@ -71,31 +83,17 @@ impl Corpus {
                 source: Source::Folder(files),
             });
         }
-        let mut reader = reader(path)?;
-        let headers: Vec<String> = reader
-            .headers()
-            .with_context(|| format!("{}: cannot read the header row", path.display()))?
-            .iter()
-            .map(|h| h.trim_start_matches('\u{feff}').trim().to_string())
-            .collect();
-        let find = |name: &str| headers.iter().position(|h| h == name);
-        let require = |name: &str| {
-            find(name).with_context(|| {
-                format!(
-                    "{}: missing column `{name}` (header is `{}`; a docs file needs url,html and may have rendered)",
-                    path.display(),
-                    headers.join(",")
-                )
-            })
-        };
-        let (url, html, rendered) = (require("url")?, require("html")?, find("rendered"));
-        let extra: Vec<usize> = (0..headers.len())
+        let rows = RowReader::open(path)?;
+        let needs = "a docs file needs url,html and may have rendered";
+        let (url, html) = (rows.require("url", needs)?, rows.require("html", needs)?);
+        let rendered = rows.column("rendered");
+        let extra: Vec<usize> = (0..rows.headers().len())
             .filter(|&i| i != url && i != html && Some(i) != rendered)
             .collect();
         Ok(Corpus {
             path: path.to_path_buf(),
             base: path.parent().unwrap_or(Path::new("")).to_path_buf(),
-            extra_headers: extra.iter().map(|&i| headers[i].clone()).collect(),
+            extra_headers: extra.iter().map(|&i| rows.headers()[i].clone()).collect(),
             source: Source::Csv {
                 url,
                 html,
@@ -109,18 +107,10 @@ impl Corpus {
     pub fn count(&self) -> Result<usize> {
         match &self.source {
             Source::Folder(files) => Ok(files.len()),
-            Source::Csv { .. } => {
-                let mut record = csv::ByteRecord::new();
-                let mut reader = reader(&self.path)?;
-                let mut n = 0;
-                while reader
-                    .read_byte_record(&mut record)
-                    .map_err(|e| csv_error(&self.path, e))?
-                {
-                    n += 1;
-                }
-                Ok(n)
-            }
+            Source::Csv { .. } => RowReader::open(&self.path)?.try_fold(0, |n, row| {
+                row?;
+                Ok(n + 1)
+            }),
         }
     }
 
@@ -148,12 +138,11 @@ impl Corpus {
                 rendered,
                 extra,
             } => {
-                let reader = reader(&self.path)?;
-                Ok(Box::new(reader.into_records().map(move |record| {
-                    let record = record.map_err(|e| csv_error(&self.path, e))?;
-                    let line = record.position().map_or(0, |p| p.line());
-                    let location = format!("{}:{line}", self.path.display());
-                    let field = |i: usize| record.get(i).unwrap_or("").trim().to_string();
+                let rows = RowReader::open(&self.path)?;
+                Ok(Box::new(rows.map(move |row| {
+                    let row = row?;
+                    let location = format!("{}:{}", self.path.display(), row.line);
+                    let field = |i: usize| row.fields.get(i).unwrap_or("").trim().to_string();
                     let html_raw = field(*html);
                     if html_raw.is_empty() {
                         bail!("{location}: column `html`: empty document path");
@@ -165,7 +154,7 @@ impl Corpus {
                         rendered_raw: rendered.map(field).filter(|r| !r.is_empty()),
                         extra: extra
                             .iter()
-                            .map(|&i| record.get(i).unwrap_or("").to_string())
+                            .map(|&i| row.fields.get(i).unwrap_or("").to_string())
                             .collect(),
                         location,
                     })
@@ -173,13 +162,6 @@ impl Corpus {
             }
         }
     }
-}
-
-fn reader(path: &Path) -> Result<csv::Reader<std::fs::File>> {
-    csv::ReaderBuilder::new()
-        .flexible(false)
-        .from_path(path)
-        .with_context(|| format!("cannot open docs file {}", path.display()))
 }
 
 fn list_html(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
@@ -259,9 +241,9 @@ impl OutputPaths {
     }
 }
 
-/// Writes candidates as a pair file `score` reads as it is: url_a,url_b,html_a,
-/// html_b, rendered_a,rendered_b (when any document has a stored render), the
-/// method and its evidence columns, then the documents' other columns as `_a`/`_b`.
+/// Writes candidates as a pair file `score` reads as it is: the pair columns
+/// (`rendered_a,rendered_b` when any document has a stored render), the method
+/// and its evidence columns, then the documents' other columns as `_a`/`_b`.
 pub fn write_pairs(
     w: &mut dyn std::io::Write,
     docs: &[DocInfo],
@@ -271,34 +253,24 @@ pub fn write_pairs(
     pairs: &[super::Candidate],
 ) -> Result<()> {
     let rendered = docs.iter().any(|d| !d.rendered.is_empty());
-    let mut csv = csv::Writer::from_writer(w);
-    let mut header: Vec<String> = ["url_a", "url_b", "html_a", "html_b"]
-        .map(String::from)
-        .to_vec();
-    if rendered {
-        header.extend(["rendered_a".into(), "rendered_b".into()]);
-    }
-    header.push("method".into());
-    header.extend(evidence_columns.iter().map(|c| c.to_string()));
-    for h in extra_headers {
-        header.extend([format!("{h}_a"), format!("{h}_b")]);
-    }
-    csv.write_record(&header)?;
+    let sided: Vec<String> = extra_headers
+        .iter()
+        .flat_map(|h| [format!("{h}_a"), format!("{h}_b")])
+        .collect();
+    let mut extra = vec!["method"];
+    extra.extend(evidence_columns);
+    extra.extend(sided.iter().map(String::as_str));
+    let mut writer = PairWriter::new(w, rendered, false, &extra)?;
     for pair in pairs {
         let (a, b) = (&docs[pair.a as usize], &docs[pair.b as usize]);
-        let mut row: Vec<&str> = vec![&a.url, &b.url, &a.html, &b.html];
-        if rendered {
-            row.extend([a.rendered.as_str(), b.rendered.as_str()]);
-        }
-        row.push(method);
-        row.extend(pair.evidence.iter().map(String::as_str));
+        let mut values = vec![method];
+        values.extend(pair.evidence.iter().map(String::as_str));
         for (x, y) in a.extra.iter().zip(&b.extra) {
-            row.extend([x.as_str(), y.as_str()]);
+            values.extend([x.as_str(), y.as_str()]);
         }
-        csv.write_record(&row)?;
+        writer.write(a.columns(), b.columns(), "", &values)?;
     }
-    csv.flush()?;
-    Ok(())
+    writer.finish()
 }
 
 #[cfg(test)]

@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use crate::candidates::cluster::clusters;
+use crate::document::rows::RowReader;
 
 /// Clusters of near-duplicates: union-find over the pairs decided duplicate.
 #[derive(clap::Args)]
@@ -22,28 +23,16 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let path = &args.scored;
-    let mut reader =
-        csv::Reader::from_path(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let headers = reader.headers()?.clone();
-    let column = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h.trim() == name)
-            .with_context(|| {
-                format!(
-                    "{}: missing column `{name}` (is it the output of `twinpage score`?)",
-                    path.display()
-                )
-            })
-    };
+    let rows = RowReader::open(path)?;
+    let needs = "is it the output of `twinpage score`?";
     let [url_a, url_b, html_a, html_b, decision] =
-        ["url_a", "url_b", "html_a", "html_b", "decision"].map(column);
+        ["url_a", "url_b", "html_a", "html_b", "decision"].map(|name| rows.require(name, needs));
     let (url_a, url_b, html_a, html_b, decision) = (url_a?, url_b?, html_a?, html_b?, decision?);
     let mut urls: std::collections::BTreeMap<String, String> = Default::default();
     let mut pairs: Vec<(String, String)> = Vec::new();
-    for record in reader.records() {
-        let r = record.with_context(|| format!("{}: unreadable row", path.display()))?;
-        let line = r.position().map_or(0, |p| p.line());
+    for row in rows {
+        let row = row?;
+        let (r, line) = (&row.fields, row.line);
         let (a, b) = (r[html_a].trim().to_string(), r[html_b].trim().to_string());
         if a.is_empty() || b.is_empty() {
             bail!("{}:{line}: empty html_a or html_b", path.display());

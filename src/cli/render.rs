@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use crate::document::pairs::{PairWriter, SideColumns};
 use crate::document::{render_requests, PairFile};
 use crate::render::{self, read_document, RenderedBody, Request, StoredRender};
 
@@ -102,23 +103,21 @@ fn store_all(
 }
 
 /// Copies `file` to `out` with rendered_a, rendered_b naming the stored renders
-/// (documents without one keep an empty cell). Paths are written relative to
-/// `out`'s folder when they are inside it, so the copy may live anywhere.
+/// (documents without one keep an empty cell); its other columns pass through.
+/// Paths are written relative to `out`'s folder when they are inside it, so the
+/// copy may live anywhere.
 fn write_pair_file(file: &PairFile, stored: &BTreeMap<PathBuf, PathBuf>, out: &Path) -> Result<()> {
-    let mut headers = file.headers.clone();
-    let mut column = |name: &str| match headers.iter().position(|h| h == name) {
-        Some(i) => i,
-        None => {
-            headers.push(name.to_string());
-            headers.len() - 1
-        }
-    };
-    let columns = [
-        column("html_a"),
-        column("html_b"),
-        column("rendered_a"),
-        column("rendered_b"),
+    const REWRITTEN: [&str; 6] = [
+        "url_a",
+        "url_b",
+        "html_a",
+        "html_b",
+        "rendered_a",
+        "rendered_b",
     ];
+    let kept: Vec<usize> = (0..file.headers.len())
+        .filter(|&i| !REWRITTEN.contains(&file.headers[i].as_str()))
+        .collect();
     let base = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -133,23 +132,27 @@ fn write_pair_file(file: &PairFile, stored: &BTreeMap<PathBuf, PathBuf>, out: &P
     };
     let render_of = |document: &Path| stored.get(document).map_or_else(String::new, |p| shown(p));
     crate::util::write_atomically(out, |w| {
-        let mut csv = csv::Writer::from_writer(w);
-        csv.write_record(&headers)?;
+        let header: Vec<&str> = kept.iter().map(|&i| file.headers[i].as_str()).collect();
+        let mut writer = PairWriter::new(w, true, false, &header)?;
         for pair in &file.pairs {
-            let mut fields = pair.fields.clone();
-            fields.resize(headers.len(), String::new());
-            let values = [
-                shown(&pair.a.html),
-                shown(&pair.b.html),
-                render_of(&pair.a.html),
-                render_of(&pair.b.html),
-            ];
-            for (column, value) in columns.iter().zip(values) {
-                fields[*column] = value;
-            }
-            csv.write_record(&fields)?;
+            let [(html_a, rendered_a), (html_b, rendered_b)] =
+                [&pair.a, &pair.b].map(|side| (shown(&side.html), render_of(&side.html)));
+            let values: Vec<&str> = kept.iter().map(|&i| pair.fields[i].as_str()).collect();
+            writer.write(
+                SideColumns {
+                    url: &pair.a.url,
+                    html: &html_a,
+                    rendered: &rendered_a,
+                },
+                SideColumns {
+                    url: &pair.b.url,
+                    html: &html_b,
+                    rendered: &rendered_b,
+                },
+                "",
+                &values,
+            )?;
         }
-        csv.flush()?;
-        Ok(())
+        writer.finish()
     })
 }

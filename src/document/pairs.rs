@@ -6,9 +6,12 @@
 //! kept as it is and written back to outputs. Document paths are relative to the
 //! CSV's folder unless absolute.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
+
+use super::rows::RowReader;
 
 /// Columns a pair file must have.
 pub const REQUIRED_COLUMNS: [&str; 4] = ["url_a", "url_b", "html_a", "html_b"];
@@ -74,18 +77,10 @@ struct Columns {
 }
 
 impl Columns {
-    fn from_headers(path: &Path, headers: &[String]) -> Result<Columns> {
-        let find = |name: &str| headers.iter().position(|h| h.trim() == name);
-        let require = |name: &str| {
-            find(name).with_context(|| {
-                format!(
-                    "{}: missing column `{name}` (header is `{}`; a pair file needs {})",
-                    path.display(),
-                    headers.join(","),
-                    REQUIRED_COLUMNS.join(",")
-                )
-            })
-        };
+    fn of(rows: &RowReader) -> Result<Columns> {
+        let find = |name: &str| rows.column(name);
+        let needs = format!("a pair file needs {}", REQUIRED_COLUMNS.join(","));
+        let require = |name: &str| rows.require(name, &needs);
         Ok(Columns {
             url_a: require("url_a")?,
             url_b: require("url_b")?,
@@ -117,24 +112,17 @@ impl PairFile {
     /// Reads and checks a whole pair file. Any malformed row is an error naming
     /// file, line and column.
     pub fn read(path: &Path) -> Result<PairFile> {
-        let mut reader = csv::ReaderBuilder::new()
-            .flexible(false)
-            .from_path(path)
-            .with_context(|| format!("cannot open pair file {}", path.display()))?;
-        let headers: Vec<String> = reader
-            .headers()
-            .with_context(|| format!("{}: cannot read the header row", path.display()))?
-            .iter()
-            .map(|h| h.trim_start_matches('\u{feff}').to_string())
-            .collect();
-        let columns = Columns::from_headers(path, &headers)?;
+        let rows = RowReader::open(path)?;
+        let columns = Columns::of(&rows)?;
+        let headers = rows.headers().to_vec();
         let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
         let mut pairs = Vec::new();
-        for record in reader.records() {
-            let record = record.map_err(|e| csv_error(path, e))?;
-            let line = record.position().map_or(0, |p| p.line());
-            let fields: Vec<String> = record.iter().map(str::to_string).collect();
-            pairs.push(read_pair(path, &base, line, &headers, &columns, fields)?);
+        for row in rows {
+            let row = row?;
+            let fields: Vec<String> = row.fields.iter().map(str::to_string).collect();
+            pairs.push(read_pair(
+                path, &base, row.line, &headers, &columns, fields,
+            )?);
         }
         Ok(PairFile {
             path: path.to_path_buf(),
@@ -144,22 +132,72 @@ impl PairFile {
     }
 }
 
-/// A CSV reading error as `file:line: what` (shared with the docs-file reader).
-pub(crate) fn csv_error(path: &Path, e: csv::Error) -> anyhow::Error {
-    let line = e.position().map_or(0, |p| p.line());
-    match e.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => anyhow::anyhow!(
-            "{}:{line}: row has {len} fields but the header has {expected_len}",
-            path.display()
-        ),
-        csv::ErrorKind::Utf8 { err, .. } => anyhow::anyhow!(
-            "{}:{line}: column {}: not valid UTF-8",
-            path.display(),
-            err.field() + 1
-        ),
-        _ => anyhow::anyhow!("{}:{line}: {e}", path.display()),
+/// One side of a pair as a pair file names it: URL, fetched body, stored render
+/// (empty for none). Paths as they are to be written.
+#[derive(Debug, Clone, Copy)]
+pub struct SideColumns<'a> {
+    pub url: &'a str,
+    pub html: &'a str,
+    pub rendered: &'a str,
+}
+
+/// Writes pair files that every command reads: `url_a,url_b,html_a,html_b`, then
+/// `rendered_a,rendered_b` and `query` when asked for, then the caller's own
+/// columns (pass-through, scores, evidence).
+pub struct PairWriter<'w> {
+    csv: csv::Writer<&'w mut dyn Write>,
+    rendered: bool,
+    query: bool,
+}
+
+impl<'w> PairWriter<'w> {
+    /// Writes the header.
+    pub fn new(
+        w: &'w mut dyn Write,
+        rendered: bool,
+        query: bool,
+        extra: &[&str],
+    ) -> Result<PairWriter<'w>> {
+        let mut csv = csv::Writer::from_writer(w);
+        let mut header = REQUIRED_COLUMNS.to_vec();
+        if rendered {
+            header.extend(["rendered_a", "rendered_b"]);
+        }
+        if query {
+            header.push("query");
+        }
+        header.extend(extra);
+        csv.write_record(&header)?;
+        Ok(PairWriter {
+            csv,
+            rendered,
+            query,
+        })
+    }
+
+    /// Writes one pair; `extra` in the order of the header's own columns.
+    pub fn write(
+        &mut self,
+        a: SideColumns,
+        b: SideColumns,
+        query: &str,
+        extra: &[&str],
+    ) -> Result<()> {
+        let mut row = vec![a.url, b.url, a.html, b.html];
+        if self.rendered {
+            row.extend([a.rendered, b.rendered]);
+        }
+        if self.query {
+            row.push(query);
+        }
+        row.extend(extra);
+        self.csv.write_record(&row)?;
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<()> {
+        self.csv.flush()?;
+        Ok(())
     }
 }
 

@@ -10,11 +10,16 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::store::{ReviewStore, Verdict};
+use crate::document::pairs::{PairWriter, SideColumns};
+use crate::document::rows::RowReader;
 use crate::util::write_atomically;
 
-/// Columns the export writes itself; passthrough columns of these names are dropped.
-const EXPORT_COLUMNS: [&str; 11] = [
-    "pair_id",
+/// Columns the export writes after the pair columns; pass-through columns of
+/// these names (and `label`: the export is what is left to label) are dropped.
+const EXPORT_COLUMNS: [&str; 4] = ["pair_id", "p_duplicate", "model_id", "source"];
+
+/// Columns of the pair file itself, never passed through.
+const PAIR_COLUMNS: [&str; 8] = [
     "url_a",
     "url_b",
     "html_a",
@@ -22,9 +27,7 @@ const EXPORT_COLUMNS: [&str; 11] = [
     "rendered_a",
     "rendered_b",
     "query",
-    "p_duplicate",
-    "model_id",
-    "source",
+    "label",
 ];
 
 /// The folder the documents of an export go to: `queue.csv` → `queue.docs/`.
@@ -52,10 +55,9 @@ pub fn export(store: &ReviewStore, out: &Path) -> Result<usize> {
     for pair in &pairs {
         if let Some(columns) = pair.columns.as_object() {
             for name in columns.keys() {
-                if !EXPORT_COLUMNS.contains(&name.as_str())
-                    && !extra.contains(name)
-                    && name != "label"
-                {
+                let ours = EXPORT_COLUMNS.contains(&name.as_str())
+                    || PAIR_COLUMNS.contains(&name.as_str());
+                if !ours && !extra.contains(name) {
                     extra.push(name.clone());
                 }
             }
@@ -64,40 +66,50 @@ pub fn export(store: &ReviewStore, out: &Path) -> Result<usize> {
     let mut written = BTreeSet::new();
     let mut rows = Vec::new();
     for pair in &pairs {
-        let mut row = vec![pair.id.to_string(), pair.url_a.clone(), pair.url_b.clone()];
-        let mut rendered = Vec::new();
+        let mut sides = Vec::new();
         for hash in [&pair.doc_a, &pair.doc_b] {
             let (html, render) = write_document(store, hash, &folder, &mut written)?;
-            row.push(format!("{folder_name}/{html}"));
-            rendered.push(
-                render
-                    .map(|r| format!("{folder_name}/{r}"))
-                    .unwrap_or_default(),
-            );
+            let rendered = render.map(|r| format!("{folder_name}/{r}"));
+            sides.push((
+                format!("{folder_name}/{html}"),
+                rendered.unwrap_or_default(),
+            ));
         }
-        row.extend(rendered);
-        row.push(pair.query.clone().unwrap_or_default());
-        row.push(format!("{:.4}", pair.p_duplicate));
-        row.push(pair.model_id.clone());
-        row.push(pair.source.clone());
-        for name in &extra {
-            row.push(pair.columns[name].as_str().unwrap_or("").to_string());
-        }
-        rows.push(row);
+        let mut values = vec![
+            pair.id.to_string(),
+            format!("{:.4}", pair.p_duplicate),
+            pair.model_id.clone(),
+            pair.source.clone(),
+        ];
+        values.extend(
+            extra
+                .iter()
+                .map(|name| pair.columns[name].as_str().unwrap_or("").to_string()),
+        );
+        rows.push((pair, sides, values));
     }
     write_atomically(out, |w| {
-        let mut csv = csv::Writer::from_writer(w);
-        csv.write_record(
-            EXPORT_COLUMNS
-                .iter()
-                .copied()
-                .chain(extra.iter().map(String::as_str)),
-        )?;
-        for row in &rows {
-            csv.write_record(row)?;
+        let header: Vec<&str> = EXPORT_COLUMNS
+            .iter()
+            .copied()
+            .chain(extra.iter().map(String::as_str))
+            .collect();
+        let mut writer = PairWriter::new(w, true, true, &header)?;
+        for (pair, sides, values) in &rows {
+            let side = |i: usize, url| SideColumns {
+                url,
+                html: &sides[i].0,
+                rendered: &sides[i].1,
+            };
+            let values: Vec<&str> = values.iter().map(String::as_str).collect();
+            writer.write(
+                side(0, pair.url_a.as_str()),
+                side(1, pair.url_b.as_str()),
+                pair.query.as_deref().unwrap_or(""),
+                &values,
+            )?;
         }
-        csv.flush()?;
-        Ok(())
+        writer.finish()
     })?;
     Ok(rows.len())
 }
@@ -128,27 +140,18 @@ fn write_document(
 /// every row in one transaction; a bad row names its line and nothing is recorded.
 /// Rows without a reviewer are `default_reviewer`'s. Returns the number of rows.
 pub fn import(store: &mut ReviewStore, labels: &Path, default_reviewer: &str) -> Result<usize> {
-    let mut reader = csv::Reader::from_path(labels)
-        .with_context(|| format!("cannot read {}", labels.display()))?;
-    let headers = reader
-        .headers()
-        .with_context(|| format!("{}: cannot read the header row", labels.display()))?
-        .clone();
-    let column = |name: &str| headers.iter().position(|h| h.trim() == name);
-    let (Some(id_col), Some(label_col)) = (column("pair_id"), column("label")) else {
-        bail!(
-            "{}: the header must name `pair_id` and `label` (and may name `reviewer`)",
-            labels.display()
-        );
-    };
-    let reviewer_col = column("reviewer");
+    let reader = RowReader::open(labels)?;
+    let needs = "a label file needs pair_id,label and may have reviewer";
+    let (id_col, label_col) = (
+        reader.require("pair_id", needs)?,
+        reader.require("label", needs)?,
+    );
+    let reviewer_col = reader.column("reviewer");
     let mut rows = Vec::new();
-    for (i, record) in reader.records().enumerate() {
-        let line = i + 2;
-        let record =
-            record.with_context(|| format!("{}:{line}: malformed row", labels.display()))?;
-        let at = || format!("{}:{line}", labels.display());
-        let field = |c: usize| record.get(c).unwrap_or("").trim();
+    for row in reader {
+        let row = row?;
+        let at = || format!("{}:{}", labels.display(), row.line);
+        let field = |c: usize| row.fields.get(c).unwrap_or("").trim();
         let pair_id: i64 = field(id_col)
             .parse()
             .with_context(|| format!("{}: pair_id `{}` is not a number", at(), field(id_col)))?;
