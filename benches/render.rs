@@ -16,9 +16,9 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use twinpage::batch::{self, Batch};
 use twinpage::document::PairFile;
 use twinpage::model::Model;
+use twinpage::pipeline::{self, Batch};
 use twinpage::render::{self, read_document, RenderOptions, RenderSettings, RenderedBody, Request};
 
 /// Flags that keep a plain Chromium off the network, as the pool's browsers are.
@@ -190,7 +190,7 @@ fn warm_score(documents: &[PathBuf], settings: &RenderSettings) {
     let model = Model::load(Path::new("models/default.json")).expect("the shipped model");
     let start = Instant::now();
     let batch = Batch::load(&[pairs_path], Some(settings)).expect("pairs load");
-    let outcomes = batch::score(&batch, &model);
+    let outcomes = pipeline::score(&batch, &model);
     let elapsed = start.elapsed();
     let scored = outcomes.iter().filter(|o| o.is_some()).count();
     println!(

@@ -18,11 +18,11 @@ use std::path::PathBuf;
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use twinpage::batch::{self, Batch, Outcome};
-use twinpage::model::train::{groups_by_shared_document, train};
-use twinpage::model::{Metrics, Model, TrainingInfo, TrainingSet, TreeParams};
+use twinpage::model::train::{groups_by_shared_document, part_of, train_on_parts, Part};
+use twinpage::model::{LabelledPairs, Metrics, Model, TrainingInfo, TreeParams};
+use twinpage::pipeline::{Batch, Outcome};
 use twinpage::render::{RenderOptions, RenderSettings};
-use twinpage::retrain::{self, measure, Frozen, LabelledPairs};
+use twinpage::review::retrain::{self, measure, Frozen};
 use twinpage::review::{queue, ReviewStore, Verdict};
 use twinpage::signals::{names, Layout};
 use twinpage::util::hash::mix64;
@@ -50,14 +50,14 @@ fn main() {
     let train_file = arg(3, "training-data/web/train.csv");
     let pool =
         Batch::load(std::slice::from_ref(&train_file), Some(&settings)).expect("train split loads");
-    let (pairs, _) = batch::labelled_pairs(&pool).unwrap();
+    let (pairs, _) = pool.labelled_pairs().unwrap();
     assert_eq!(
         pairs.labels.len(),
         pool.pairs().count(),
         "every training pair is readable"
     );
     let test = Batch::load(&[arg(4, "training-data/web/test.csv")], Some(&settings)).unwrap();
-    let (frozen, _) = batch::labelled_pairs(&test).unwrap();
+    let (frozen, _) = test.labelled_pairs().unwrap();
     let label_of: HashMap<String, bool> = pool
         .pairs()
         .map(|p| (p.location(), p.label.unwrap()))
@@ -108,7 +108,7 @@ fn main() {
             store.judge(id, "oracle", verdict, "page").unwrap();
         }
         let (reviewed, _) =
-            LabelledPairs::from_reviewed(&store.settled_labels().unwrap(), &parent.signals);
+            retrain::reviewed_pairs(&store.settled_labels().unwrap(), &parent.signals);
         let n = reviewed.labels.len();
         // As many labels of random pairs of the rest.
         let mut rest: Vec<usize> = (0..pairs.labels.len()).filter(|&i| !small[i]).collect();
@@ -147,32 +147,25 @@ fn main() {
 /// The pairs `keep` picks.
 fn select(pairs: &LabelledPairs, keep: impl Fn(usize) -> bool) -> LabelledPairs {
     let mut out = LabelledPairs::default();
-    for i in (0..pairs.labels.len()).filter(|&i| keep(i)) {
-        out.push(
-            pairs.vectors[i].clone(),
-            pairs.labels[i],
-            pairs.documents[i],
-        );
+    for i in (0..pairs.len()).filter(|&i| keep(i)) {
+        out.push_from(pairs, i);
     }
     out
 }
 
-/// The starting model: trained like `twinpage train` on the small share.
+/// The starting model: trained like `twinpage train` on the small share, split
+/// by the groups of the whole pool.
 fn train_start(start: &LabelledPairs, groups: &[u64], small: &[bool], seed: u64) -> Model {
-    let set = TrainingSet {
-        vectors: start.vectors.clone(),
-        labels: start.labels.clone(),
-        groups: groups
-            .iter()
-            .zip(small)
-            .filter(|(_, &s)| s)
-            .map(|(&g, _)| g)
-            .collect(),
-    };
+    let parts: Vec<Part> = groups
+        .iter()
+        .zip(small)
+        .filter(|(_, &s)| s)
+        .map(|(&g, _)| part_of(g, seed))
+        .collect();
     let params = TreeParams::default().precision_target(0.95);
-    let trained = train(&set, &params, seed).expect("the start share trains");
+    let trained = train_on_parts(start, &parts, &params).expect("the start share trains");
     let info = TrainingInfo {
-        pairs: set.labels.len(),
+        pairs: start.len(),
         ..TrainingInfo::default()
     };
     Model::new(

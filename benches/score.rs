@@ -10,8 +10,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use twinpage::batch::{self, Batch};
 use twinpage::model::Model;
+use twinpage::pipeline::{self, Batch};
 use twinpage::render::{default_cache_dir, RenderOptions, RenderSettings};
 use twinpage::signals::Layout;
 
@@ -39,7 +39,7 @@ fn main() {
         let start = Instant::now();
         let batch = Batch::load(&files, rendering.as_ref()).expect("pair files load");
         let loaded = start.elapsed();
-        let outcomes = batch::score(&batch, &model);
+        let outcomes = pipeline::score(&batch, &model);
         let total = start.elapsed();
         let pairs = outcomes.iter().filter(|o| o.is_some()).count();
         let bytes: usize = batch.documents.total_bytes();

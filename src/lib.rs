@@ -3,19 +3,20 @@
 //!
 //! The data flows one way, one module per idea of the method:
 //! [`document`] (pair files, bodies, attributes) → [`signals`] (the tests, the
-//! signal vector) → [`model`] (a calibrated decision tree, thresholds) → decisions
-//! ([`batch`] runs a whole pair file through them) → [`review`] (a queue of the
-//! undecided pairs, labelled in a web page) → [`retrain`] (the next model, with
-//! the reviewers' labels). [`cli`] is the thin command layer.
+//! signal vector, on the algorithms of [`distance`]) → [`model`] (a calibrated
+//! decision tree, thresholds) → [`pipeline`] (a whole batch of pairs through them,
+//! with rendered bodies from [`render`]) → [`review`] (a queue of the undecided
+//! pairs, labelled in a web page, and the next model trained with those labels).
+//! [`candidates`] finds the pairs worth scoring in a corpus; [`util`] holds what
+//! every layer shares.
 
-pub mod batch;
 pub mod candidates;
 pub mod cli;
 pub mod distance;
 pub mod document;
 pub mod model;
+pub mod pipeline;
 pub mod render;
-pub mod retrain;
 pub mod review;
 pub mod signals;
 pub mod util;

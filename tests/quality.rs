@@ -9,8 +9,8 @@ use std::path::Path;
 
 use std::collections::BTreeMap;
 
-use twinpage::batch::{self, Batch};
 use twinpage::model::{Confusion, Metrics, Model};
+use twinpage::pipeline::{self, Batch};
 use twinpage::render::{RenderOptions, RenderSettings};
 use twinpage::signals::Layout;
 
@@ -25,7 +25,7 @@ fn evaluate_model(model: &str, pairs: &str) -> (Metrics, BTreeMap<String, Metric
         options: RenderOptions::default(),
     });
     let batch = Batch::load(&[root.join(pairs)], rendering.as_ref()).unwrap();
-    assert!(batch.unreadable(false).unwrap().is_empty());
+    assert!(batch.unreadable().is_empty());
     assert_eq!(
         batch.documents.render_report.rendered, 0,
         "renders are stored"
@@ -33,7 +33,7 @@ fn evaluate_model(model: &str, pairs: &str) -> (Metrics, BTreeMap<String, Metric
     let kind = batch.files[0].headers.iter().position(|h| h == "kind");
     let mut overall = Confusion::default();
     let mut by_kind: BTreeMap<String, Confusion> = BTreeMap::new();
-    for (pair, outcome) in batch.pairs().zip(batch::score(&batch, &model)) {
+    for (pair, outcome) in batch.pairs().zip(pipeline::score(&batch, &model)) {
         let o = outcome.unwrap();
         let label = pair.label.unwrap();
         overall.add(label, o.p_duplicate, o.decision);

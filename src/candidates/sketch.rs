@@ -18,8 +18,8 @@ use rayon::prelude::*;
 
 use super::corpus::{Corpus, DocInfo, OutputPaths};
 use super::{combined, minhash, pugh, simhash, Candidate};
-use crate::batch::Skipped;
 use crate::distance::hamming;
+use crate::document::Skipped;
 use crate::document::{decode, text, url::UrlParts};
 use crate::util::Progress;
 

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
-use crate::batch;
 use crate::model::{Confusion, Metrics};
+use crate::pipeline;
 
 /// Precision, recall, F1, accuracy, confusion matrix and review share on labelled pairs.
 #[derive(clap::Args)]
@@ -33,7 +33,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let (model, batch) =
         super::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
-    let skipped = batch.unreadable(args.skip_bad)?;
+    let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
     let by_columns: Vec<Option<usize>> = match &args.by {
         None => vec![None; batch.files.len()],
         Some(col) => batch
@@ -48,7 +48,7 @@ pub fn run(args: Args) -> Result<()> {
             })
             .collect::<Result<_>>()?,
     };
-    let outcomes = batch::score(&batch, &model);
+    let outcomes = pipeline::score(&batch, &model);
     let mut overall = Confusion::default();
     let mut groups: BTreeMap<String, Confusion> = BTreeMap::new();
     let rows = batch

@@ -25,8 +25,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-use crate::batch::{check_layout, Batch, Skipped};
+use crate::document::Skipped;
 use crate::model::Model;
+use crate::pipeline::{Batch, DocumentSet};
 use crate::render::{default_cache_dir, RenderOptions, RenderSettings};
 use crate::signals::Layout;
 use crate::util::write_atomically;
@@ -225,6 +226,73 @@ fn load_model_and_batch(
 ) -> Result<(Model, Batch)> {
     let model = load_model(model)?;
     check_layout(&model, render.layout())?;
+    Ok((model, load_batch(pairs, render)?))
+}
+
+/// Reads pair files and their documents, and says where rendered bodies came from.
+fn load_batch(pairs: &[PathBuf], render: &RenderArgs) -> Result<Batch> {
     let batch = Batch::load(pairs, render.settings()?.as_ref())?;
-    Ok((model, batch))
+    report_renders(&batch.documents);
+    Ok(batch)
+}
+
+/// Refuses a model trained on another layout than the run's, saying how to get a match.
+fn check_layout(model: &Model, have: Layout) -> Result<()> {
+    let wanted = model.layout();
+    if wanted == have {
+        return Ok(());
+    }
+    let fix = match wanted {
+        Layout::FetchedAndRendered => {
+            "drop --no-render, or use a model trained with --no-render \
+             (models/fetched-only.json is one)"
+        }
+        Layout::Fetched => "add --no-render, or use a model trained on rendered bodies",
+    };
+    anyhow::bail!(
+        "model {} was trained on {}, but this run computes {}: {fix}",
+        model.id,
+        wanted.describe(),
+        have.describe()
+    )
+}
+
+/// The rows of a batch whose documents cannot be read: an error naming the
+/// first, or with --skip-bad the list of them for the side file.
+fn unreadable_rows(batch: &Batch, skip_bad: bool) -> Result<Vec<Skipped>> {
+    let skipped = batch.unreadable();
+    match skipped.first() {
+        Some(first) if !skip_bad => anyhow::bail!(
+            "{}: {} ({} row(s) affected; --skip-bad skips them and lists them in a side file)",
+            first.location,
+            first.reason,
+            skipped.len()
+        ),
+        _ => Ok(skipped),
+    }
+}
+
+/// Says on stderr where rendered bodies came from and which renders failed.
+fn report_renders(documents: &DocumentSet) {
+    let report = &documents.render_report;
+    if report.rendered > 0 || report.failed > 0 {
+        eprintln!(
+            "twinpage: rendered bodies: {} rendered now, {} from the cache, {} from the pair file, {} failed",
+            report.rendered, report.cached, report.stored, report.failed
+        );
+    }
+    if let Some(first) = report.not_cached.first() {
+        eprintln!(
+            "twinpage: warning: {} render(s) could not be written to the cache (first: {first})",
+            report.not_cached.len()
+        );
+    }
+    if let Some((path, reason)) = documents.render_failures.first() {
+        eprintln!(
+            "twinpage: warning: {} document(s) have no rendered body; their fetched body stands in \
+             (first: {}: {reason})",
+            documents.render_failures.len(),
+            path.display()
+        );
+    }
 }

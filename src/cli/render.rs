@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use crate::document::pairs::{PairWriter, SideColumns};
-use crate::document::{render_requests, PairFile};
+use crate::document::PairFile;
+use crate::pipeline::render_requests;
 use crate::render::{self, read_document, RenderedBody, Request, StoredRender};
 
 /// Render every document of pair files into the render cache, so that later

@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::batch::{self, check_layout, Batch};
+use crate::model::LabelledPairs;
 use crate::model::Metrics;
-use crate::retrain::{self, Frozen, LabelledPairs};
+use crate::review::retrain::{self, Frozen};
 use crate::review::ReviewStore;
 
 /// Retrain a model on its training pairs plus the settled labels of a review
@@ -46,10 +46,10 @@ pub fn run(args: Args) -> Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(super::DEFAULT_MODEL));
     let parent = crate::model::Model::load(&model_path)?;
-    check_layout(&parent, args.render.layout())?;
+    super::check_layout(&parent, args.render.layout())?;
     let store = ReviewStore::open_existing(&args.db)?;
     let (reviewed, other_layout) =
-        LabelledPairs::from_reviewed(&store.settled_labels()?, &parent.signals);
+        retrain::reviewed_pairs(&store.settled_labels()?, &parent.signals);
     if other_layout > 0 {
         eprintln!("twinpage: warning: {other_layout} reviewed label(s) were scored on other signals than this model's and are left out");
     }
@@ -58,13 +58,12 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         args.pairs.clone()
     };
-    let settings = args.render.settings()?;
-    let (original, fingerprint) = labelled(&pairs, settings.as_ref())
+    let (original, fingerprint) = labelled(&pairs, &args.render)
         .context("reading the original training pairs (give them with --pairs)")?;
     let frozen = if args.eval.is_empty() {
         Frozen::ParentHeldOut { fingerprint }
     } else {
-        Frozen::Pairs(labelled(&args.eval, settings.as_ref())?.0)
+        Frozen::Pairs(labelled(&args.eval, &args.render)?.0)
     };
     let seed = args.seed.unwrap_or(parent.seed);
     let retrained = retrain::retrain(&parent, &original, &reviewed, frozen, seed)?;
@@ -90,13 +89,10 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-fn labelled(
-    pairs: &[PathBuf],
-    settings: Option<&crate::render::RenderSettings>,
-) -> Result<(LabelledPairs, String)> {
-    let batch = Batch::load(pairs, settings)?;
-    batch.unreadable(false)?;
-    batch::labelled_pairs(&batch)
+fn labelled(pairs: &[PathBuf], render: &super::RenderArgs) -> Result<(LabelledPairs, String)> {
+    let batch = super::load_batch(pairs, render)?;
+    super::unreadable_rows(&batch, false)?;
+    batch.labelled_pairs()
 }
 
 fn promote(retrained: &retrain::Retrained, new: &Path, target: &Path) -> Result<()> {

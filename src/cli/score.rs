@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::batch;
+use crate::pipeline;
 use crate::render::RenderCache;
 use crate::review::{queue, ReviewStore};
 
@@ -37,8 +37,8 @@ pub fn run(args: Args) -> Result<()> {
         std::slice::from_ref(&args.pairs),
         &args.render,
     )?;
-    let skipped = batch.unreadable(args.skip_bad)?;
-    let outcomes = batch::score(&batch, &model);
+    let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
+    let outcomes = pipeline::score(&batch, &model);
     let file = &batch.files[0];
     super::write_output(&args.out, |w| {
         let mut csv = csv::Writer::from_writer(w);

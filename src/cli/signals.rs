@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::batch::{self, Batch};
+use crate::pipeline;
 use crate::signals::Layout;
 
 /// Write the signal vector of every pair: the input columns plus one column per signal.
@@ -37,9 +37,9 @@ pub fn run(args: Args) -> Result<()> {
         return Ok(());
     }
     let pairs = args.pairs.expect("clap requires --pairs without --list");
-    let batch = Batch::load(&[pairs], args.render.settings()?.as_ref())?;
-    let skipped = batch.unreadable(args.skip_bad)?;
-    let vectors = batch::vectors(&batch);
+    let batch = super::load_batch(&[pairs], &args.render)?;
+    let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
+    let vectors = pipeline::vectors(&batch);
     let file = &batch.files[0];
     let names = crate::signals::names(batch.layout());
     super::write_output(&args.out, |w| {

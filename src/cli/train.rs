@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::batch::{self, Batch};
 use crate::model::{train, Model, TrainingInfo, TreeParams};
 
 /// Train a model from labelled pair files; prints held-out precision, recall, F1 and the tree's size.
@@ -41,9 +40,9 @@ pub fn run(args: Args) -> Result<()> {
         .min_leaf_weight(args.min_leaf_weight)
         .precision_target(args.precision_target);
     params.check()?;
-    let batch = Batch::load(&args.pairs, args.render.settings()?.as_ref())?;
-    let skipped = batch.unreadable(args.skip_bad)?;
-    let (set, fingerprint) = batch::training_set(&batch)?;
+    let batch = super::load_batch(&args.pairs, &args.render)?;
+    let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
+    let (set, fingerprint) = batch.labelled_pairs()?;
     let trained = train::train(&set, &params, args.seed)?;
     let training = TrainingInfo {
         files: args.pairs.iter().map(|p| p.display().to_string()).collect(),

@@ -22,6 +22,14 @@ pub struct Row {
     pub fields: csv::StringRecord,
 }
 
+/// A row that could not be used (a pair whose document is unreadable, say), and why.
+#[derive(Debug, Clone)]
+pub struct Skipped {
+    /// `file:line` of the row.
+    pub location: String,
+    pub reason: String,
+}
+
 /// A CSV file with a header row, read one row at a time.
 pub struct RowReader {
     path: PathBuf,

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub use calibration::Thresholds;
 pub use metrics::{Confusion, Metrics};
-pub use train::{TrainingSet, TreeParams};
+pub use train::{LabelledPairs, TreeParams};
 pub use tree::Tree;
 
 use crate::signals::Layout;

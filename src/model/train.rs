@@ -85,12 +85,38 @@ impl TreeParams {
     }
 }
 
-/// Labelled signal vectors with the group each pair belongs to.
+/// Labelled signal vectors, with the content hashes of each pair's two documents
+/// (pairs that share a document are kept in one part of every split).
 #[derive(Debug, Clone, Default)]
-pub struct TrainingSet {
+pub struct LabelledPairs {
     pub vectors: Vec<Vec<f64>>,
     pub labels: Vec<bool>,
-    pub groups: Vec<u64>,
+    pub documents: Vec<([u8; 32], [u8; 32])>,
+}
+
+impl LabelledPairs {
+    pub fn push(&mut self, vector: Vec<f64>, label: bool, documents: ([u8; 32], [u8; 32])) {
+        self.vectors.push(vector);
+        self.labels.push(label);
+        self.documents.push(documents);
+    }
+
+    /// Pair `i` of `other`, added to these.
+    pub fn push_from(&mut self, other: &LabelledPairs, i: usize) {
+        self.push(
+            other.vectors[i].clone(),
+            other.labels[i],
+            other.documents[i],
+        );
+    }
+
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
 }
 
 /// Which part of the data a pair serves.
@@ -121,16 +147,19 @@ pub struct Trained {
     pub evaluation_pairs: usize,
 }
 
-/// Fits, calibrates and evaluates.
-pub fn train(set: &TrainingSet, params: &TreeParams, seed: u64) -> Result<Trained> {
-    let parts: Vec<Part> = set.groups.iter().map(|&g| part_of(g, seed)).collect();
+/// Fits, calibrates and evaluates, on parts split by group of shared documents.
+pub fn train(set: &LabelledPairs, params: &TreeParams, seed: u64) -> Result<Trained> {
+    let parts: Vec<Part> = groups_by_shared_document(&set.documents)
+        .into_iter()
+        .map(|g| part_of(g, seed))
+        .collect();
     train_on_parts(set, &parts, params)
 }
 
 /// Fits on the pairs marked [`Part::Fit`], calibrates on [`Part::Calibration`] and
 /// measures on [`Part::Evaluation`], as the caller split them (retraining keeps
 /// its evaluation pairs frozen).
-pub fn train_on_parts(set: &TrainingSet, parts: &[Part], params: &TreeParams) -> Result<Trained> {
+pub fn train_on_parts(set: &LabelledPairs, parts: &[Part], params: &TreeParams) -> Result<Trained> {
     params.check()?;
     let select = |part: Part| -> Vec<usize> {
         (0..set.labels.len())
@@ -192,7 +221,7 @@ pub fn route(p: f64, t: &Thresholds) -> Decision {
 }
 
 fn fit_tree(
-    set: &TrainingSet,
+    set: &LabelledPairs,
     rows: &[usize],
     params: &TreeParams,
 ) -> Result<DecisionTree<f64, usize>> {
@@ -316,20 +345,21 @@ mod tests {
     /// A separable toy problem: the tree learns it, and two trainings agree.
     #[test]
     fn trains_reproducibly_on_a_separable_problem() {
-        let mut set = TrainingSet::default();
+        let mut set = LabelledPairs::default();
         for i in 0..600u64 {
             let label = i % 2 == 0;
             let noise = (mix64(i) % 1000) as f64 / 1000.0;
-            set.vectors.push(vec![
-                if label {
-                    0.1 * noise
-                } else {
-                    0.5 + 0.5 * noise
-                },
-                noise,
-            ]);
-            set.labels.push(label);
-            set.groups.push(i);
+            let x = if label {
+                0.1 * noise
+            } else {
+                0.5 + 0.5 * noise
+            };
+            let document = |side: u8| {
+                let mut hash = [side; 32];
+                hash[..8].copy_from_slice(&i.to_le_bytes());
+                hash
+            };
+            set.push(vec![x, noise], label, (document(0), document(1)));
         }
         let params = TreeParams::default();
         let first = train(&set, &params, 1).unwrap();

@@ -10,6 +10,7 @@ pub mod diff;
 pub mod exchange;
 pub mod hint;
 pub mod queue;
+pub mod retrain;
 pub mod server;
 pub mod store;
 

@@ -9,10 +9,10 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::store::{QueuedPair, StoredDocument};
-use crate::batch::{Batch, Outcome};
 use crate::document::decode::{read_decompressed, MAX_BODY_BYTES};
 use crate::document::{Document, Pair};
 use crate::model::{Decision, Model};
+use crate::pipeline::{Batch, Outcome};
 use crate::render::{RenderCache, StoredRender};
 
 /// The review-routed pairs of a scored batch, ready for [`super::ReviewStore::enqueue`].

@@ -1,4 +1,4 @@
-//! Retraining with the reviewers' labels (the end of step 8): the next model is
+//! Retraining with the reviewers' labels (the end of step 8 of the method): the next model is
 //! trained on the original labelled pairs plus the settled labels of the review
 //! queue, and judged against its parent on one frozen evaluation set that neither
 //! trained on.
@@ -13,42 +13,26 @@ use std::collections::HashSet;
 
 use anyhow::{bail, Result};
 
+use super::SettledLabel;
 use crate::model::train::{groups_by_shared_document, part_of, train_on_parts, Part};
-use crate::model::{Confusion, Metrics, Model, TrainingInfo, TrainingSet};
-use crate::review::SettledLabel;
+use crate::model::{Confusion, LabelledPairs, Metrics, Model, TrainingInfo};
 use crate::util::hash::mix64;
 
-/// Labelled signal vectors with the content hashes of each pair's two documents.
-#[derive(Debug, Clone, Default)]
-pub struct LabelledPairs {
-    pub vectors: Vec<Vec<f64>>,
-    pub labels: Vec<bool>,
-    pub documents: Vec<([u8; 32], [u8; 32])>,
-}
-
-impl LabelledPairs {
-    pub fn push(&mut self, vector: Vec<f64>, label: bool, documents: ([u8; 32], [u8; 32])) {
-        self.vectors.push(vector);
-        self.labels.push(label);
-        self.documents.push(documents);
-    }
-
-    /// The reviewed pairs whose signals are the model's (others were scored by a
-    /// model of another layout and cannot join), with how many were not.
-    pub fn from_reviewed(reviewed: &[SettledLabel], signals: &[String]) -> (LabelledPairs, usize) {
-        let mut out = LabelledPairs::default();
-        let mut other_layout = 0;
-        for label in reviewed {
-            let ends = (parse_hash(&label.doc_a), parse_hash(&label.doc_b));
-            match ends {
-                (Some(a), Some(b)) if label.signal_names == signals => {
-                    out.push(label.signals.clone(), label.duplicate, (a, b))
-                }
-                _ => other_layout += 1,
+/// The reviewed pairs whose signals are the model's (others were scored by a
+/// model of another layout and cannot join), with how many were not.
+pub fn reviewed_pairs(reviewed: &[SettledLabel], signals: &[String]) -> (LabelledPairs, usize) {
+    let mut out = LabelledPairs::default();
+    let mut other_layout = 0;
+    for label in reviewed {
+        let ends = (parse_hash(&label.doc_a), parse_hash(&label.doc_b));
+        match ends {
+            (Some(a), Some(b)) if label.signal_names == signals => {
+                out.push(label.signals.clone(), label.duplicate, (a, b))
             }
+            _ => other_layout += 1,
         }
-        (out, other_layout)
     }
+    (out, other_layout)
 }
 
 fn parse_hash(hex: &str) -> Option<[u8; 32]> {
@@ -92,7 +76,7 @@ pub fn retrain(
     frozen: Frozen,
     seed: u64,
 ) -> Result<Retrained> {
-    let mut set = TrainingSet::default();
+    let mut set = LabelledPairs::default();
     let mut parts = Vec::new();
     let original_groups = groups_by_shared_document(&original.documents);
     let frozen_pairs = match frozen {
@@ -110,11 +94,7 @@ pub fn retrain(
             let mut held_out = LabelledPairs::default();
             for (i, &group) in original_groups.iter().enumerate() {
                 match part_of(group, parent.seed) {
-                    Part::Evaluation => held_out.push(
-                        original.vectors[i].clone(),
-                        original.labels[i],
-                        original.documents[i],
-                    ),
+                    Part::Evaluation => held_out.push_from(original, i),
                     _ => add(&mut set, &mut parts, original, i, group, seed),
                 }
             }
@@ -150,10 +130,8 @@ pub fn retrain(
         );
         reviewed_used += 1;
     }
-    for i in 0..frozen_pairs.labels.len() {
-        set.vectors.push(frozen_pairs.vectors[i].clone());
-        set.labels.push(frozen_pairs.labels[i]);
-        set.groups.push(0);
+    for i in 0..frozen_pairs.len() {
+        set.push_from(&frozen_pairs, i);
         parts.push(Part::Evaluation);
     }
     let trained = train_on_parts(&set, &parts, &parent.hyperparameters)?;
@@ -195,16 +173,14 @@ pub fn retrain(
 
 /// Adds pair `i` of `from` to the fitting (3 in 4 groups) or calibration part.
 fn add(
-    set: &mut TrainingSet,
+    set: &mut LabelledPairs,
     parts: &mut Vec<Part>,
     from: &LabelledPairs,
     i: usize,
     group: u64,
     seed: u64,
 ) {
-    set.vectors.push(from.vectors[i].clone());
-    set.labels.push(from.labels[i]);
-    set.groups.push(group);
+    set.push_from(from, i);
     parts.push(if mix64(group ^ mix64(seed ^ 0xca1b)) % 4 == 3 {
         Part::Calibration
     } else {

@@ -1,0 +1,83 @@
+//! A batch: pair files read, and every document they name read and parsed once.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+
+use super::documents::DocumentSet;
+use super::score::vectors;
+use crate::document::{IdfTable, Pair, PairFile, Skipped};
+use crate::model::LabelledPairs;
+use crate::render::RenderSettings;
+use crate::signals::Layout;
+
+/// Pair files read and their documents parsed, ready for the tests.
+pub struct Batch {
+    pub files: Vec<PairFile>,
+    pub documents: DocumentSet,
+}
+
+impl Batch {
+    /// Reads the pair files and every distinct document they name, once; with
+    /// `rendering`, their rendered bodies too (stored, cached or rendered now).
+    pub fn load(paths: &[PathBuf], rendering: Option<&RenderSettings>) -> Result<Batch> {
+        if paths.is_empty() {
+            bail!("no pair file given (use --pairs FILE)");
+        }
+        let files = paths
+            .iter()
+            .map(|p| PairFile::read(p))
+            .collect::<Result<Vec<_>>>()?;
+        let all: Vec<Pair> = files.iter().flat_map(|f| f.pairs.iter().cloned()).collect();
+        let documents = DocumentSet::load(&all, IdfTable::shipped(), rendering)?;
+        Ok(Batch { files, documents })
+    }
+
+    /// The layout of this batch's signal vectors.
+    pub fn layout(&self) -> Layout {
+        self.documents.layout()
+    }
+
+    pub fn pairs(&self) -> impl Iterator<Item = &Pair> {
+        self.files.iter().flat_map(|f| f.pairs.iter())
+    }
+
+    /// Rows whose documents could not be read, in file order.
+    pub fn unreadable(&self) -> Vec<Skipped> {
+        self.pairs()
+            .filter_map(|p| {
+                self.documents.pair(p).err().map(|reason| Skipped {
+                    location: p.location(),
+                    reason,
+                })
+            })
+            .collect()
+    }
+
+    /// The labelled pairs of the batch (signal vectors, labels, document hashes)
+    /// with the fingerprint of the data: the document hashes and labels, in order.
+    /// Unlabelled rows are an error; unreadable ones are left out.
+    pub fn labelled_pairs(&self) -> Result<(LabelledPairs, String)> {
+        let vectors = vectors(self);
+        let mut out = LabelledPairs::default();
+        let mut fingerprint = blake3::Hasher::new();
+        for (pair, vector) in self.pairs().zip(vectors) {
+            let Some(label) = pair.label else {
+                bail!(
+                    "{}: no label; training needs a `label` on every row",
+                    pair.location()
+                );
+            };
+            let Some(vector) = vector else { continue };
+            let (a, b) = self
+                .documents
+                .pair(pair)
+                .expect("vector computed, so documents loaded");
+            fingerprint.update(&a.body_hash);
+            fingerprint.update(&b.body_hash);
+            fingerprint.update(&[u8::from(label)]);
+            out.push(vector, label, (a.body_hash, b.body_hash));
+        }
+        Ok((out, fingerprint.finalize().to_hex().to_string()))
+    }
+}

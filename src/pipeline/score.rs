@@ -1,0 +1,92 @@
+//! Scoring: the screen, the signal vector and the model's decision for every
+//! pair of a batch, on all cores.
+//!
+//! Screening (step 7 of the method) decides a pair before the full suite when a
+//! cheap test settles it: byte-identical fetched bodies are duplicates.
+
+use rayon::prelude::*;
+
+use super::batch::Batch;
+use crate::document::Pair;
+use crate::model::{Decision, Model};
+use crate::signals;
+use crate::util::Progress;
+
+/// What the model made of one pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub p_duplicate: f64,
+    pub decision: Decision,
+    /// `model`, or the screening test that decided the pair before the full suite.
+    pub decided_by: &'static str,
+    pub vector: Option<Vec<f64>>,
+}
+
+impl Outcome {
+    /// Confidence in the decision taken: p for duplicate, 1 - p for distinct, and
+    /// for review the larger of the two.
+    pub fn confidence(&self) -> f64 {
+        match self.decision {
+            Decision::Duplicate => self.p_duplicate,
+            Decision::Distinct => 1.0 - self.p_duplicate,
+            Decision::Review => self.p_duplicate.max(1.0 - self.p_duplicate),
+        }
+    }
+}
+
+/// Name of the screening test that decides byte-identical bodies.
+pub const SCREEN_IDENTICAL: &str = "screen:identical-bodies";
+
+/// Scores every pair on all cores. `None` for a pair whose documents are missing.
+pub fn score(batch: &Batch, model: &Model) -> Vec<Option<Outcome>> {
+    let pairs: Vec<&Pair> = batch.pairs().collect();
+    let progress = Progress::new(pairs.len(), "scoring pairs");
+    let outcomes = pairs
+        .par_iter()
+        .map(|pair| {
+            let outcome = batch.documents.bodies(pair).ok().map(|bodies| {
+                let (a, b) = bodies.fetched;
+                if a.body_hash == b.body_hash && !a.binary {
+                    return Outcome {
+                        p_duplicate: 1.0,
+                        decision: Decision::Duplicate,
+                        decided_by: SCREEN_IDENTICAL,
+                        vector: None,
+                    };
+                }
+                let vector = signals::vector(pair, &bodies);
+                let p = model.p_duplicate(&vector);
+                Outcome {
+                    p_duplicate: p,
+                    decision: model.decide(p),
+                    decided_by: "model",
+                    vector: Some(vector),
+                }
+            });
+            progress.inc();
+            outcome
+        })
+        .collect();
+    progress.finish();
+    outcomes
+}
+
+/// Signal vectors of every pair (no screening: every test runs), on all cores.
+pub fn vectors(batch: &Batch) -> Vec<Option<Vec<f64>>> {
+    let pairs: Vec<&Pair> = batch.pairs().collect();
+    let progress = Progress::new(pairs.len(), "computing signals");
+    let out = pairs
+        .par_iter()
+        .map(|pair| {
+            let v = batch
+                .documents
+                .bodies(pair)
+                .ok()
+                .map(|bodies| signals::vector(pair, &bodies));
+            progress.inc();
+            v
+        })
+        .collect();
+    progress.finish();
+    out
+}
