@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use twinpage::model::train::{groups_by_shared_document, part_of, train_on_parts, Part};
-use twinpage::model::{LabelledPairs, Metrics, Model, TrainingInfo, TreeParams};
+use twinpage::model::{DecisionPolicy, LabelledPairs, Metrics, Model, TrainingInfo, TreeParams};
 use twinpage::pipeline::{Batch, Outcome};
 use twinpage::render::{RenderOptions, RenderSettings};
 use twinpage::review::retrain::{self, measure, Frozen};
@@ -162,15 +162,16 @@ fn train_start(start: &LabelledPairs, groups: &[u64], small: &[bool], seed: u64)
         .filter(|(_, &s)| s)
         .map(|(&g, _)| part_of(g, seed))
         .collect();
-    let params = TreeParams::default().precision_target(0.95);
-    let trained = train_on_parts(start, &parts, &params).expect("the start share trains");
+    let learner = TreeParams::default().check().expect("default parameters");
+    let policy = DecisionPolicy::new(0.95).expect("a valid target");
+    let trained = train_on_parts(start, &parts, &learner, &policy).expect("the start share trains");
     let info = TrainingInfo {
         pairs: start.len(),
         ..TrainingInfo::default()
     };
     Model::new(
         names(Layout::FetchedAndRendered),
-        params,
+        policy,
         seed,
         info,
         trained,

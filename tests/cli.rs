@@ -333,6 +333,18 @@ fn train_evaluate_explain_round_trip() {
         "{text}"
     );
     assert!(text.contains("leaf"));
+    // Byte-identical bodies are decided by the screen, as `score` decides them.
+    let text = stdout_of(
+        twinpage()
+            .args(["explain", "--row", "1", "--pairs"])
+            .arg(&pairs)
+            .arg("--model")
+            .arg(&model),
+    );
+    assert!(
+        text.contains("decided duplicate by screen:identical-bodies"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -45,13 +45,15 @@ fn pair(i: usize, p: f64, body_a: &str) -> QueuedPair {
         signal_names,
         p_duplicate: p,
         model_id: "test-model".into(),
-        explanation: json!({
+        // As databases written before the estimator seam hold it (`leaf`, `leaf_counts`).
+        explanation: serde_json::from_value(json!({
             "steps": [{"signal": "fetched.core_simhash_hamming", "value": 3.0, "threshold": 5.0, "went_left": true}],
             "leaf": 1,
             "leaf_counts": {"fit_duplicates": 3, "fit_distinct": 2, "calibration_duplicates": 2, "calibration_distinct": 2},
             "p_duplicate": p,
             "thresholds": {"duplicate": 0.9, "distinct": 0.1},
-        }),
+        }))
+        .unwrap(),
     }
 }
 
@@ -330,6 +332,17 @@ fn a_reviewer_labels_with_the_keyboard_undoes_and_labels_again() {
     assert!(ours
         .iter()
         .all(|url| url.contains("/doc/") && url.ends_with("/fetched")));
+    let why = tab
+        .evaluate("document.getElementById('leaf').textContent", false)
+        .unwrap()
+        .value
+        .unwrap();
+    assert!(
+        why.as_str()
+            .unwrap()
+            .starts_with("leaf 1: training 3 duplicate / 2 distinct, calibration 2 duplicate"),
+        "the stored explanation is shown: {why}"
+    );
     tab.press_key("d").unwrap();
     wait_for_pair(&tab, "2");
     tab.press_key("z").unwrap();

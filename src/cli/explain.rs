@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use crate::model::Model;
-use crate::signals;
+use crate::document::PairFile;
+use crate::model::{Explanation, Model};
+use crate::pipeline::{self, Batch};
 
 /// Show the tree path of a pair: each signal's value, the threshold it met, the leaf's counts.
 #[derive(clap::Args)]
@@ -24,41 +25,51 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (model, batch) = super::load_model_and_batch(
-        args.model.as_deref(),
-        std::slice::from_ref(&args.pairs),
-        &args.render,
-    )?;
-    let pairs = &batch.files[0].pairs;
-    let rows: Vec<usize> = match args.row {
-        Some(n) if n == 0 || n > pairs.len() => {
-            bail!("--row {n}: the file has rows 1 to {}", pairs.len())
+    let model = super::load_model(args.model.as_deref())?;
+    super::check_layout(&model, args.render.layout())?;
+    let mut file = PairFile::read(&args.pairs)?;
+    let first = match args.row {
+        Some(n) if n == 0 || n > file.pairs.len() => {
+            bail!("--row {n}: the file has rows 1 to {}", file.pairs.len())
         }
-        Some(n) => vec![n - 1],
-        None => (0..pairs.len()).collect(),
+        Some(n) => {
+            // Only that pair's documents are read (and rendered).
+            file.pairs = vec![file.pairs.swap_remove(n - 1)];
+            n
+        }
+        None => 1,
     };
-    let names = model.signals.clone();
-    for i in rows {
-        let pair = &pairs[i];
+    let batch = Batch::of(vec![file], args.render.settings()?.as_ref())?;
+    super::report_renders(&batch.documents);
+    for (i, pair) in batch.pairs().enumerate() {
         println!(
             "row {} ({}): {} vs {}",
-            i + 1,
+            first + i,
             pair.location(),
             pair.a.url,
             pair.b.url
         );
-        match batch.documents.bodies(pair) {
-            Err(reason) => println!("  cannot explain: {reason}"),
-            Ok(bodies) => print_path(&model, &names, &signals::vector(pair, &bodies)),
+        match pipeline::outcome(&batch, pair, &model) {
+            None => println!(
+                "  cannot explain: {}",
+                batch.documents.pair(pair).err().unwrap_or_default()
+            ),
+            Some(outcome) => match &outcome.vector {
+                Some(vector) => print_explanation(&model.explain(vector), &model),
+                None => println!(
+                    "  decided {} by {} before the signals ran",
+                    outcome.decision.as_str(),
+                    outcome.decided_by
+                ),
+            },
         }
         println!();
     }
     Ok(())
 }
 
-fn print_path(model: &Model, names: &[String], vector: &[f64]) {
-    let (leaf, steps) = model.tree.route(vector);
-    for step in &steps {
+fn print_explanation(e: &Explanation, model: &Model) {
+    for step in &e.steps {
         let (op, side) = if step.went_left {
             ("<", "left")
         } else {
@@ -66,19 +77,19 @@ fn print_path(model: &Model, names: &[String], vector: &[f64]) {
         };
         println!(
             "  {:<45} = {:>10.4}  {op:>2} {:<10.4} -> {side}",
-            names[step.signal], step.value, step.threshold
+            step.signal, step.value, step.threshold
         );
     }
-    let l = &model.tree.leaves[leaf];
-    let p = l.p_duplicate;
+    let c = &e.counts;
     println!(
-        "  leaf {leaf}: training {} duplicate / {} distinct, calibration {} duplicate / {} distinct",
-        l.fit_duplicates, l.fit_distinct, l.calibration_duplicates, l.calibration_distinct
+        "  leaf {}: training {} duplicate / {} distinct, calibration {} duplicate / {} distinct",
+        e.cell, c.fit_duplicates, c.fit_distinct, c.calibration_duplicates, c.calibration_distinct
     );
     println!(
-        "  p_duplicate {p:.4} -> {} (duplicate at >= {:.4}, distinct at <= {:.4})",
-        model.decide(p).as_str(),
-        model.thresholds.duplicate,
-        model.thresholds.distinct
+        "  p_duplicate {:.4} -> {} (duplicate at >= {:.4}, distinct at <= {:.4})",
+        e.p_duplicate,
+        model.decide(e.p_duplicate).as_str(),
+        e.thresholds.duplicate,
+        e.thresholds.distinct
     );
 }

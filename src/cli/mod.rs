@@ -6,6 +6,7 @@
 mod baseline;
 mod candidates;
 mod cluster;
+mod declared;
 mod evaluate;
 mod explain;
 mod idf;
@@ -114,12 +115,8 @@ fn load_model(path: Option<&Path>) -> Result<Model> {
     if local.exists() {
         return Model::load(local);
     }
-    let model: Model = serde_json::from_str(include_str!("../../models/default.json"))
-        .context("the built-in model is not readable")?;
-    model
-        .check_signals()
-        .context("the built-in model does not match this build; retrain it")?;
-    Ok(model)
+    Model::from_json(include_str!("../../models/default.json"))
+        .context("the built-in model does not fit this build; retrain it")
 }
 
 /// Where a command writes its table: a file (atomically) or `-` for stdout.

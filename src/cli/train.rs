@@ -4,9 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::model::{train, Model, TrainingInfo, TreeParams};
+use super::declared::{Declared, Estimators};
+use crate::model::estimator::{self, KINDS};
+use crate::model::{train, DecisionPolicy, Model, TrainingInfo};
 
-/// Train a model from labelled pair files; prints held-out precision, recall, F1 and the tree's size.
+/// Train a model from labelled pair files; prints held-out precision, recall, F1 and the model's size.
 #[derive(clap::Args)]
 pub struct Args {
     /// Labelled pair file(s) (CSV with a `label` column); repeat for several.
@@ -18,14 +20,13 @@ pub struct Args {
     /// Seed of the fit / calibration / evaluation split.
     #[arg(long, default_value_t = 7)]
     seed: u64,
-    /// Deepest level of the tree.
-    #[arg(long, default_value_t = TreeParams::default().max_depth)]
-    max_depth: usize,
-    /// Smallest class-weighted number of pairs in a leaf.
-    #[arg(long, default_value_t = TreeParams::default().min_leaf_weight)]
-    min_leaf_weight: f32,
+    /// Kind of estimator.
+    #[arg(long, default_value = KINDS[0].name, value_parser = kind_names())]
+    estimator: String,
+    #[command(flatten)]
+    params: Declared<Estimators>,
     /// Precision each automatic decision (duplicate, distinct) must reach on held-out pairs.
-    #[arg(long, default_value_t = TreeParams::default().precision_target)]
+    #[arg(long, default_value_t = DecisionPolicy::default().precision_target())]
     precision_target: f64,
     /// Skip rows whose documents cannot be read (listed in OUT.skipped.csv).
     #[arg(long)]
@@ -34,26 +35,36 @@ pub struct Args {
     render: super::RenderArgs,
 }
 
+fn kind_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        KINDS
+            .iter()
+            .map(|k| clap::builder::PossibleValue::new(k.name).help(k.about)),
+    )
+}
+
 pub fn run(args: Args) -> Result<()> {
-    let params = TreeParams::default()
-        .max_depth(args.max_depth)
-        .min_leaf_weight(args.min_leaf_weight)
-        .precision_target(args.precision_target);
-    params.check()?;
+    let kind = estimator::kind(&args.estimator)?;
+    let estimator_name = format!("estimator {}", kind.name);
+    args.params
+        .values
+        .check_known(kind.params, &estimator_name)?;
+    let learner = (kind.learner)(&args.params.values)?;
+    let policy = DecisionPolicy::new(args.precision_target)?;
     let batch = super::load_batch(&args.pairs, &args.render)?;
     let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
     let (set, fingerprint) = batch.labelled_pairs()?;
-    let trained = train::train(&set, &params, args.seed)?;
+    let trained = train::train(&set, learner.as_ref(), &policy, args.seed)?;
     let training = TrainingInfo {
         files: args.pairs.iter().map(|p| p.display().to_string()).collect(),
-        pairs: set.labels.len(),
+        pairs: set.len(),
         duplicates: set.labels.iter().filter(|&&l| l).count(),
         fingerprint,
         ..TrainingInfo::default()
     };
     let model = Model::new(
         crate::signals::names(batch.layout()),
-        params,
+        policy,
         args.seed,
         training,
         trained,
@@ -69,15 +80,12 @@ pub fn run(args: Args) -> Result<()> {
         model.training.calibration_pairs,
         model.training.evaluation_pairs
     );
-    println!(
-        "tree: {} nodes, {} leaves, depth {}",
-        model.tree.nodes.len(),
-        model.tree.leaves.len(),
-        model.tree.depth()
-    );
+    println!("{}", model.estimator.summary());
     println!(
         "thresholds: duplicate at p >= {:.4}, distinct at p <= {:.4} (precision target {})",
-        model.thresholds.duplicate, model.thresholds.distinct, model.thresholds.precision_target
+        model.thresholds.duplicate,
+        model.thresholds.distinct,
+        model.policy.precision_target()
     );
     println!("held-out evaluation:\n{}", model.heldout.report());
     println!("wrote {}", args.out.display());

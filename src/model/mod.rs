@@ -1,49 +1,40 @@
-//! The model: a decision tree over the signal vector, its calibrated confidence,
-//! its two thresholds, and the JSON file that keeps them.
+//! The model: an estimator over the signal vector, the calibrated confidence of
+//! each of its cells, the two thresholds of the decision policy, and the file
+//! that keeps them.
 //!
-//! A model file records the signal names in vector order; loading one whose names
-//! differ from the running code's is an error, because a tree applied to a vector
-//! laid out differently gives confident nonsense.
+//! [`estimator`] is the seam where kinds of estimator plug in ([`tree`] is the
+//! first); [`calibration`] turns any estimator's cells into a confidence;
+//! [`decision`] turns a confidence into a decision; [`train`] fits all three on
+//! labelled pairs split by group; [`metrics`] measures them. A model file records
+//! the signal names in vector order, and loading one whose names differ from the
+//! running code's is an error, because a model applied to a vector laid out
+//! differently gives confident nonsense.
 
 pub mod calibration;
+pub mod decision;
+pub mod estimator;
+pub mod explanation;
+mod file;
 pub mod metrics;
 pub mod train;
 pub mod tree;
 
-use std::path::Path;
+use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-pub use calibration::Thresholds;
+pub use calibration::Calibration;
+pub use decision::{Decision, DecisionPolicy, Thresholds};
+pub use estimator::{Estimator, Learner};
+pub use explanation::{ExplainedStep, Explanation};
 pub use metrics::{Confusion, Metrics};
-pub use train::{LabelledPairs, TreeParams};
-pub use tree::Tree;
+pub use train::LabelledPairs;
+pub use tree::TreeParams;
 
 use crate::signals::Layout;
-use crate::util::write_atomically;
 
-/// Version of the model file format.
-pub const FORMAT: u32 = 1;
-
-/// Where a pair is routed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Decision {
-    Duplicate,
-    Distinct,
-    Review,
-}
-
-impl Decision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Duplicate => "duplicate",
-            Decision::Distinct => "distinct",
-            Decision::Review => "review",
-        }
-    }
-}
+/// Version of the model file format this build writes (it reads format 1 too).
+pub const FORMAT: u32 = 2;
 
 /// How the model was trained, for whoever reads the file later.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -65,31 +56,33 @@ pub struct TrainingInfo {
 }
 
 /// A trained model, as stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Model {
     pub format: u32,
-    /// Content hash of the tree and thresholds.
+    /// Content hash of what decides pairs: signals, estimator, calibration, thresholds.
     pub id: String,
     pub twinpage_version: String,
     /// Signal names in vector order.
     pub signals: Vec<String>,
-    pub hyperparameters: TreeParams,
+    #[serde(with = "estimator::json")]
+    pub estimator: Arc<dyn Estimator>,
+    pub calibration: Calibration,
+    pub policy: DecisionPolicy,
+    pub thresholds: Thresholds,
     pub seed: u64,
     pub training: TrainingInfo,
-    pub thresholds: Thresholds,
     /// Metrics on the evaluation split, which neither fitting nor calibration saw.
     pub heldout: Metrics,
     /// The model this one was retrained from, if any.
     #[serde(default)]
     pub parent: Option<String>,
-    pub tree: Tree,
 }
 
 impl Model {
     /// A model from what training produced, its id stamped.
     pub fn new(
         signals: Vec<String>,
-        hyperparameters: TreeParams,
+        policy: DecisionPolicy,
         seed: u64,
         training: TrainingInfo,
         trained: train::Trained,
@@ -100,7 +93,10 @@ impl Model {
             id: String::new(),
             twinpage_version: env!("CARGO_PKG_VERSION").to_string(),
             signals,
-            hyperparameters,
+            estimator: trained.estimator,
+            calibration: trained.calibration,
+            policy,
+            thresholds: trained.thresholds,
             seed,
             training: TrainingInfo {
                 fit_pairs: trained.fit_pairs,
@@ -108,36 +104,18 @@ impl Model {
                 evaluation_pairs: trained.evaluation_pairs,
                 ..training
             },
-            thresholds: trained.thresholds,
             heldout: trained.heldout,
             parent,
-            tree: trained.tree,
         };
-        model.stamp_id();
+        let content = serde_json::to_vec(&(
+            &model.signals,
+            model.estimator.to_json(),
+            &model.calibration,
+            &model.thresholds,
+        ))
+        .expect("a model serialises");
+        model.id = blake3::hash(&content).to_hex()[..16].to_string();
         model
-    }
-
-    /// Reads a model file and checks that it fits the running code.
-    pub fn load(path: &Path) -> Result<Model> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read model {}", path.display()))?;
-        let model: Model = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a twinpage model file", path.display()))?;
-        if model.format != FORMAT {
-            bail!(
-                "{}: model format {} but this twinpage reads format {FORMAT}; retrain it with `twinpage train`",
-                path.display(),
-                model.format
-            );
-        }
-        model
-            .check_signals()
-            .with_context(|| format!("{} does not match this twinpage", path.display()))?;
-        model
-            .tree
-            .validate(model.signals.len())
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        Ok(model)
     }
 
     /// The layout of vectors this model reads.
@@ -145,52 +123,35 @@ impl Model {
         Layout::of(&self.signals)
     }
 
-    /// The model's signals must be the running code's for its layout, in the same order.
-    pub fn check_signals(&self) -> Result<()> {
-        let running = crate::signals::names(self.layout());
-        if self.signals == running {
-            return Ok(());
-        }
-        let first_difference = self
-            .signals
-            .iter()
-            .zip(&running)
-            .position(|(m, r)| m != r)
-            .unwrap_or(self.signals.len().min(running.len()));
-        bail!(
-            "the model was trained on {} signals, this twinpage computes {}; first difference at position {}: model has `{}`, code has `{}`. Retrain the model with `twinpage train`.",
-            self.signals.len(),
-            running.len(),
-            first_difference,
-            self.signals.get(first_difference).map_or("(nothing)", String::as_str),
-            running.get(first_difference).map_or("(nothing)", String::as_str),
-        )
-    }
-
-    pub fn save(&self, path: &Path) -> Result<()> {
-        let json = serde_json::to_string_pretty(self)?;
-        write_atomically(path, |w| Ok(std::io::Write::write_all(w, json.as_bytes())?))
-    }
-
     /// Calibrated P(duplicate) of a signal vector.
-    pub fn p_duplicate(&self, vector: &[f64]) -> f64 {
-        self.tree.p_duplicate(vector)
+    pub fn p_duplicate(&self, x: &[f64]) -> f64 {
+        self.calibration.cells[self.estimator.cell(x)].p_duplicate
     }
 
+    /// Where a pair of this confidence is routed.
     pub fn decide(&self, p_duplicate: f64) -> Decision {
-        if p_duplicate >= self.thresholds.duplicate {
-            Decision::Duplicate
-        } else if p_duplicate <= self.thresholds.distinct {
-            Decision::Distinct
-        } else {
-            Decision::Review
-        }
+        self.thresholds.route(p_duplicate)
     }
 
-    /// Sets `id` from the content that decides pairs.
-    pub(crate) fn stamp_id(&mut self) {
-        let content = serde_json::to_vec(&(&self.signals, &self.tree, &self.thresholds))
-            .expect("a model serialises");
-        self.id = blake3::hash(&content).to_hex()[..16].to_string();
+    /// Why a signal vector gets its confidence.
+    pub fn explain(&self, x: &[f64]) -> Explanation {
+        let cell = self.estimator.cell(x);
+        let steps = self
+            .estimator
+            .steps(x)
+            .into_iter()
+            .map(|step| ExplainedStep {
+                signal: self.signals[step.signal].clone(),
+                value: step.value,
+                threshold: step.threshold,
+                went_left: step.went_left,
+            });
+        Explanation {
+            steps: steps.collect(),
+            cell,
+            counts: self.calibration.cells[cell].into(),
+            p_duplicate: self.calibration.cells[cell].p_duplicate,
+            thresholds: self.thresholds,
+        }
     }
 }

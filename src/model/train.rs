@@ -1,89 +1,21 @@
-//! Training: fit a linfa-trees decision tree on one part of the labelled pairs,
-//! calibrate its leaves and choose thresholds on a second, measure on a third.
+//! Training: fit an estimator on one part of the labelled pairs, calibrate its
+//! cells and choose thresholds on a second, measure on a third.
 //!
 //! Pairs are split by *group*, not one by one: pairs that share a document (a page
 //! and its mirror, its print version, its syndicated copy) land in the same part,
-//! so calibration and evaluation measure pages the tree never saw.
+//! so calibration and evaluation measure pages the estimator never saw.
 
-use anyhow::{bail, ensure, Result};
-use linfa::prelude::*;
-use linfa_trees::{DecisionTree, SplitQuality};
-use ndarray::{Array1, Array2};
-use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
-use super::calibration::{calibrate, choose_thresholds, Thresholds};
+use anyhow::{bail, Result};
+
+use super::calibration::Calibration;
+use super::decision::{DecisionPolicy, Thresholds};
+use super::estimator::{Estimator, Learner};
 use super::metrics::{Confusion, Metrics};
-use super::tree::Tree;
-use super::Decision;
+use crate::signals::MISSING;
 use crate::util::hash::mix64;
 use crate::util::UnionFind;
-
-/// Parameters of the tree, checked before fitting.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct TreeParams {
-    /// "gini" or "entropy".
-    pub split_quality: Quality,
-    pub max_depth: usize,
-    /// Smallest (class-weighted) number of pairs in a leaf.
-    pub min_leaf_weight: f32,
-    pub min_impurity_decrease: f64,
-    /// Precision each automatic decision must reach on calibration pairs.
-    pub precision_target: f64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Quality {
-    Gini,
-    Entropy,
-}
-
-impl Default for TreeParams {
-    fn default() -> Self {
-        TreeParams {
-            split_quality: Quality::Gini,
-            max_depth: 10,
-            min_leaf_weight: 5.0,
-            min_impurity_decrease: 1e-4,
-            precision_target: 0.98,
-        }
-    }
-}
-
-impl TreeParams {
-    pub fn max_depth(mut self, depth: usize) -> Self {
-        self.max_depth = depth;
-        self
-    }
-
-    pub fn min_leaf_weight(mut self, weight: f32) -> Self {
-        self.min_leaf_weight = weight;
-        self
-    }
-
-    pub fn precision_target(mut self, target: f64) -> Self {
-        self.precision_target = target;
-        self
-    }
-
-    /// Rejects values linfa would reject later, or that make no sense.
-    pub fn check(&self) -> Result<()> {
-        ensure!(self.max_depth >= 1, "max depth must be at least 1");
-        ensure!(
-            self.min_leaf_weight.is_finite() && self.min_leaf_weight >= 1.0,
-            "min leaf weight must be at least 1"
-        );
-        ensure!(
-            self.min_impurity_decrease > 0.0,
-            "min impurity decrease must be > 0 (linfa-trees requires it)"
-        );
-        ensure!(
-            self.precision_target > 0.5 && self.precision_target <= 1.0,
-            "precision target must be in (0.5, 1]"
-        );
-        Ok(())
-    }
-}
 
 /// Labelled signal vectors, with the content hashes of each pair's two documents
 /// (pairs that share a document are kept in one part of every split).
@@ -139,7 +71,8 @@ pub fn part_of(group: u64, seed: u64) -> Part {
 /// What training produced.
 #[derive(Debug, Clone)]
 pub struct Trained {
-    pub tree: Tree,
+    pub estimator: Arc<dyn Estimator>,
+    pub calibration: Calibration,
     pub thresholds: Thresholds,
     pub heldout: Metrics,
     pub fit_pairs: usize,
@@ -147,25 +80,38 @@ pub struct Trained {
     pub evaluation_pairs: usize,
 }
 
+impl Trained {
+    /// Calibrated P(duplicate) of a signal vector.
+    pub fn p_duplicate(&self, x: &[f64]) -> f64 {
+        self.calibration.cells[self.estimator.cell(x)].p_duplicate
+    }
+}
+
 /// Fits, calibrates and evaluates, on parts split by group of shared documents.
-pub fn train(set: &LabelledPairs, params: &TreeParams, seed: u64) -> Result<Trained> {
+pub fn train(
+    set: &LabelledPairs,
+    learner: &dyn Learner,
+    policy: &DecisionPolicy,
+    seed: u64,
+) -> Result<Trained> {
     let parts: Vec<Part> = groups_by_shared_document(&set.documents)
         .into_iter()
         .map(|g| part_of(g, seed))
         .collect();
-    train_on_parts(set, &parts, params)
+    train_on_parts(set, &parts, learner, policy)
 }
 
 /// Fits on the pairs marked [`Part::Fit`], calibrates on [`Part::Calibration`] and
 /// measures on [`Part::Evaluation`], as the caller split them (retraining keeps
 /// its evaluation pairs frozen).
-pub fn train_on_parts(set: &LabelledPairs, parts: &[Part], params: &TreeParams) -> Result<Trained> {
-    params.check()?;
-    let select = |part: Part| -> Vec<usize> {
-        (0..set.labels.len())
-            .filter(|&i| parts[i] == part)
-            .collect()
-    };
+pub fn train_on_parts(
+    set: &LabelledPairs,
+    parts: &[Part],
+    learner: &dyn Learner,
+    policy: &DecisionPolicy,
+) -> Result<Trained> {
+    let select =
+        |part: Part| -> Vec<usize> { (0..set.len()).filter(|&i| parts[i] == part).collect() };
     let (fit, cal, eval) = (
         select(Part::Fit),
         select(Part::Calibration),
@@ -181,87 +127,53 @@ pub fn train_on_parts(set: &LabelledPairs, parts: &[Part], params: &TreeParams) 
     if cal.is_empty() || eval.is_empty() {
         bail!("too few groups of pairs to hold some out for calibration and evaluation; give more labelled pairs");
     }
-    let fitted = fit_tree(set, &fit, params)?;
-    let mut tree = Tree::from_linfa(&fitted);
-    let rows = |idx: &[usize]| -> Vec<(&[f64], bool)> {
+    // The vectors are sanitised upstream; this is the last guard (a NaN aborts linfa).
+    let finite: Vec<Vec<f64>> = fit
+        .iter()
+        .map(|&i| {
+            let v = &set.vectors[i];
+            v.iter()
+                .map(|&x| if x.is_finite() { x } else { MISSING })
+                .collect()
+        })
+        .collect();
+    let vectors: Vec<&[f64]> = finite.iter().map(Vec::as_slice).collect();
+    let labels: Vec<bool> = fit.iter().map(|&i| set.labels[i]).collect();
+    let estimator = learner.fit(&vectors, &labels)?;
+    let rows = |idx: &'_ [usize]| {
         idx.iter()
             .map(|&i| (set.vectors[i].as_slice(), set.labels[i]))
-            .collect()
+            .collect::<Vec<_>>()
     };
-    calibrate(&mut tree, rows(&fit).into_iter(), rows(&cal).into_iter());
-    let scored: Vec<(f64, bool)> = cal
-        .iter()
-        .map(|&i| (tree.p_duplicate(&set.vectors[i]), set.labels[i]))
-        .collect();
-    let thresholds = choose_thresholds(&scored, params.precision_target);
-    let mut confusion = Confusion::default();
-    for &i in &eval {
-        let p = tree.p_duplicate(&set.vectors[i]);
-        confusion.add(set.labels[i], p, route(p, &thresholds));
-    }
-    Ok(Trained {
-        tree,
-        thresholds,
-        heldout: confusion.metrics(),
+    let calibration = Calibration::learn(
+        estimator.as_ref(),
+        rows(&fit).into_iter(),
+        rows(&cal).into_iter(),
+    );
+    let mut trained = Trained {
+        estimator,
+        calibration,
+        thresholds: Thresholds {
+            duplicate: 1.0,
+            distinct: 0.0,
+        },
+        heldout: Metrics::default(),
         fit_pairs: fit.len(),
         calibration_pairs: cal.len(),
         evaluation_pairs: eval.len(),
-    })
-}
-
-/// The routing rule of [`super::Model::decide`], for a model still being built.
-pub fn route(p: f64, t: &Thresholds) -> Decision {
-    if p >= t.duplicate {
-        Decision::Duplicate
-    } else if p <= t.distinct {
-        Decision::Distinct
-    } else {
-        Decision::Review
-    }
-}
-
-fn fit_tree(
-    set: &LabelledPairs,
-    rows: &[usize],
-    params: &TreeParams,
-) -> Result<DecisionTree<f64, usize>> {
-    let width = set.vectors[rows[0]].len();
-    let mut x = Array2::<f64>::zeros((rows.len(), width));
-    for (r, &i) in rows.iter().enumerate() {
-        for (c, &v) in set.vectors[i].iter().enumerate() {
-            // The vector is sanitised upstream; this is the last guard (NaN aborts linfa).
-            x[[r, c]] = if v.is_finite() {
-                v
-            } else {
-                crate::signals::MISSING
-            };
-        }
-    }
-    let y: Array1<usize> = rows.iter().map(|&i| usize::from(set.labels[i])).collect();
-    let weights = class_weights(&y);
-    let dataset = Dataset::new(x, y).with_weights(weights);
-    let quality = match params.split_quality {
-        Quality::Gini => SplitQuality::Gini,
-        Quality::Entropy => SplitQuality::Entropy,
     };
-    Ok(DecisionTree::params()
-        .split_quality(quality)
-        .max_depth(Some(params.max_depth))
-        .min_weight_leaf(params.min_leaf_weight)
-        .min_weight_split(2.0 * params.min_leaf_weight)
-        .min_impurity_decrease(params.min_impurity_decrease)
-        .fit(&dataset)?)
-}
-
-/// Balances the classes. The duplicate weight is nudged by one part in 10⁴ so
-/// that no leaf ever holds exactly equal weights: linfa breaks such ties by hash
-/// map order, which would make two fits of the same data differ.
-fn class_weights(y: &Array1<usize>) -> Array1<f32> {
-    let n = y.len() as f32;
-    let positives = y.iter().filter(|&&l| l == 1).count() as f32;
-    let w_pos = n / (2.0 * positives) * 1.0001;
-    let w_neg = n / (2.0 * (n - positives));
-    y.mapv(|l| if l == 1 { w_pos } else { w_neg })
+    let scored: Vec<(f64, bool)> = rows(&cal)
+        .into_iter()
+        .map(|(x, label)| (trained.p_duplicate(x), label))
+        .collect();
+    trained.thresholds = Thresholds::choose(&scored, policy);
+    let mut confusion = Confusion::default();
+    for (x, label) in rows(&eval) {
+        let p = trained.p_duplicate(x);
+        confusion.add(label, p, trained.thresholds.route(p));
+    }
+    trained.heldout = confusion.metrics();
+    Ok(trained)
 }
 
 /// Groups pairs that share a document (by content hash): union-find over documents.
@@ -309,6 +221,7 @@ fn key(hash: &[u8; 32]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::tree::TreeParams;
 
     fn h(n: u8) -> [u8; 32] {
         [n; 32]
@@ -334,14 +247,6 @@ mod tests {
         assert_ne!(parts, other_seed);
     }
 
-    #[test]
-    fn params_are_checked() {
-        assert!(TreeParams::default().check().is_ok());
-        assert!(TreeParams::default().max_depth(0).check().is_err());
-        assert!(TreeParams::default().precision_target(0.3).check().is_err());
-        assert!(TreeParams::default().min_leaf_weight(0.0).check().is_err());
-    }
-
     /// A separable toy problem: the tree learns it, and two trainings agree.
     #[test]
     fn trains_reproducibly_on_a_separable_problem() {
@@ -361,10 +266,11 @@ mod tests {
             };
             set.push(vec![x, noise], label, (document(0), document(1)));
         }
-        let params = TreeParams::default();
-        let first = train(&set, &params, 1).unwrap();
-        let second = train(&set, &params, 1).unwrap();
-        assert_eq!(first.tree, second.tree);
+        let learner = TreeParams::default().check().unwrap();
+        let policy = DecisionPolicy::default();
+        let first = train(&set, &learner, &policy, 1).unwrap();
+        let second = train(&set, &learner, &policy, 1).unwrap();
+        assert_eq!(first.estimator.to_json(), second.estimator.to_json());
         assert!(first.heldout.f1 > 0.99, "{:?}", first.heldout);
         assert!(
             first.thresholds.duplicate <= 1.0

@@ -1,11 +1,146 @@
-//! The fitted tree as the model file keeps it: splits on named signals, and leaves
-//! that carry calibrated label counts instead of a bare class.
+//! The decision tree (the seed's J48): fitted by linfa-trees, kept as splits on
+//! signal indices whose leaves are the cells calibration counts in.
 //!
-//! linfa-trees fits the tree but keeps only a predicted class per leaf, so the
-//! fitted tree is copied into this form, and each leaf then learns its
-//! P(duplicate) from held-out pairs (see [`super::calibration`]).
+//! linfa-trees keeps only a predicted class per leaf, so the fitted tree is
+//! copied into this form; each leaf's confidence is learned afterwards from
+//! held-out pairs (see [`super::calibration`]).
 
+use std::sync::Arc;
+
+use anyhow::{ensure, Result};
+use linfa::prelude::*;
+use linfa_trees::{DecisionTree, SplitQuality};
+use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};
+
+use super::estimator::{Estimator, Kind, Learner, Step};
+use crate::util::params::Param;
+
+/// The tree as a kind of estimator.
+pub const KIND: Kind = Kind {
+    name: "tree",
+    about: "one decision tree (CART on linfa-trees), leaves calibrated on held-out pairs",
+    params: &[MAX_DEPTH, MIN_LEAF_WEIGHT],
+    learner: |values| {
+        let params = TreeParams::default()
+            .max_depth(values.get(&MAX_DEPTH)?)
+            .min_leaf_weight(values.get(&MIN_LEAF_WEIGHT)?);
+        Ok(Box::new(params.check()?))
+    },
+    read: |fields| Ok(Arc::new(serde_json::from_value::<Tree>(fields)?)),
+};
+
+const MAX_DEPTH: Param = Param {
+    name: "max-depth",
+    value_name: "N",
+    help: "tree: deepest level of the tree",
+    default: || Some(TreeParams::default().max_depth.to_string()),
+};
+
+const MIN_LEAF_WEIGHT: Param = Param {
+    name: "min-leaf-weight",
+    value_name: "W",
+    help: "tree: smallest class-weighted number of pairs in a leaf",
+    default: || Some(TreeParams::default().min_leaf_weight.to_string()),
+};
+
+/// A tree's parameters as given; [`TreeParams::check`] makes the ones that fit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TreeParams {
+    pub split_quality: Quality,
+    pub max_depth: usize,
+    /// Smallest (class-weighted) number of pairs in a leaf.
+    pub min_leaf_weight: f32,
+    pub min_impurity_decrease: f64,
+}
+
+/// How a split's quality is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Quality {
+    Gini,
+    Entropy,
+}
+
+impl Default for TreeParams {
+    fn default() -> Self {
+        TreeParams {
+            split_quality: Quality::Gini,
+            max_depth: 10,
+            min_leaf_weight: 5.0,
+            min_impurity_decrease: 1e-4,
+        }
+    }
+}
+
+impl TreeParams {
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    pub fn min_leaf_weight(mut self, weight: f32) -> Self {
+        self.min_leaf_weight = weight;
+        self
+    }
+
+    /// The parameters, if linfa would take them and they make sense.
+    pub fn check(self) -> Result<ValidTreeParams> {
+        ensure!(self.max_depth >= 1, "max depth must be at least 1");
+        ensure!(
+            self.min_leaf_weight.is_finite() && self.min_leaf_weight >= 1.0,
+            "min leaf weight must be at least 1"
+        );
+        ensure!(
+            self.min_impurity_decrease > 0.0,
+            "min impurity decrease must be > 0 (linfa-trees requires it)"
+        );
+        Ok(ValidTreeParams(self))
+    }
+}
+
+/// Checked tree parameters: the only way to fit a tree.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValidTreeParams(TreeParams);
+
+impl Learner for ValidTreeParams {
+    fn fit(&self, vectors: &[&[f64]], labels: &[bool]) -> Result<Arc<dyn Estimator>> {
+        let params = self.0;
+        let width = vectors.first().map_or(0, |v| v.len());
+        let mut x = Array2::<f64>::zeros((vectors.len(), width));
+        for (r, vector) in vectors.iter().enumerate() {
+            for (c, &value) in vector.iter().enumerate() {
+                x[[r, c]] = value;
+            }
+        }
+        let y: Array1<usize> = labels.iter().map(|&l| usize::from(l)).collect();
+        let weights = class_weights(&y);
+        let dataset = Dataset::new(x, y).with_weights(weights);
+        let quality = match params.split_quality {
+            Quality::Gini => SplitQuality::Gini,
+            Quality::Entropy => SplitQuality::Entropy,
+        };
+        let fitted = DecisionTree::params()
+            .split_quality(quality)
+            .max_depth(Some(params.max_depth))
+            .min_weight_leaf(params.min_leaf_weight)
+            .min_weight_split(2.0 * params.min_leaf_weight)
+            .min_impurity_decrease(params.min_impurity_decrease)
+            .fit(&dataset)?;
+        Ok(Arc::new(Tree::from_linfa(&fitted, params)))
+    }
+}
+
+/// Balances the classes. The duplicate weight is nudged by one part in 10⁴ so
+/// that no leaf ever holds exactly equal weights: linfa breaks such ties by hash
+/// map order, which would make two fits of the same data differ.
+fn class_weights(y: &Array1<usize>) -> Array1<f32> {
+    let n = y.len() as f32;
+    let positives = y.iter().filter(|&&l| l == 1).count() as f32;
+    let w_pos = n / (2.0 * positives) * 1.0001;
+    let w_neg = n / (2.0 * (n - positives));
+    y.mapv(|l| if l == 1 { w_pos } else { w_neg })
+}
 
 /// A node: a split sends `value < threshold` left, as linfa does, else right.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,57 +152,38 @@ pub enum Node {
         left: usize,
         right: usize,
     },
-    Leaf {
-        leaf: usize,
-    },
-}
-
-/// What a leaf knows.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Leaf {
-    /// Training rows that reached the leaf, by label.
-    pub fit_duplicates: u32,
-    pub fit_distinct: u32,
-    /// Held-out calibration pairs that reached the leaf, by label.
-    pub calibration_duplicates: u32,
-    pub calibration_distinct: u32,
-    /// The calibrated confidence that a pair reaching this leaf is a duplicate.
-    pub p_duplicate: f64,
+    /// A leaf: the calibration cell of the pairs that reach it.
+    Leaf { leaf: usize },
 }
 
 /// A decision tree over signal vectors; node 0 is the root.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Tree {
+    pub params: TreeParams,
     pub nodes: Vec<Node>,
-    pub leaves: Vec<Leaf>,
-}
-
-/// One step of a pair's way through the tree.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Step {
-    pub signal: usize,
-    pub threshold: f64,
-    pub value: f64,
-    pub went_left: bool,
 }
 
 impl Tree {
     /// Copies a fitted linfa tree.
-    pub fn from_linfa(fitted: &linfa_trees::DecisionTree<f64, usize>) -> Tree {
-        let mut tree = Tree::default();
-        tree.copy(fitted.root_node());
+    pub fn from_linfa(fitted: &DecisionTree<f64, usize>, params: TreeParams) -> Tree {
+        let mut tree = Tree {
+            params,
+            nodes: Vec::new(),
+        };
+        let mut leaves = 0;
+        tree.copy(fitted.root_node(), &mut leaves);
         tree
     }
 
-    fn copy(&mut self, node: &linfa_trees::TreeNode<f64, usize>) -> usize {
+    fn copy(&mut self, node: &linfa_trees::TreeNode<f64, usize>, leaves: &mut usize) -> usize {
         let index = self.nodes.len();
         let children = node.children();
         match (node.is_leaf(), children[0], children[1]) {
             (false, Some(left), Some(right)) => {
                 let (signal, threshold, _) = node.split();
                 self.nodes.push(Node::Leaf { leaf: usize::MAX });
-                let left = self.copy(left);
-                let right = self.copy(right);
+                let left = self.copy(left, leaves);
+                let right = self.copy(right, leaves);
                 self.nodes[index] = Node::Split {
                     signal,
                     threshold,
@@ -76,10 +192,8 @@ impl Tree {
                 };
             }
             _ => {
-                self.nodes.push(Node::Leaf {
-                    leaf: self.leaves.len(),
-                });
-                self.leaves.push(Leaf::default());
+                self.nodes.push(Node::Leaf { leaf: *leaves });
+                *leaves += 1;
             }
         }
         index
@@ -88,10 +202,16 @@ impl Tree {
     /// The leaf a vector reaches and the steps it took.
     pub fn route(&self, x: &[f64]) -> (usize, Vec<Step>) {
         let mut steps = Vec::new();
+        let leaf = self.walk(x, |step| steps.push(step));
+        (leaf, steps)
+    }
+
+    /// Walks `x` from the root to its leaf, handing each step to `on_step`.
+    fn walk(&self, x: &[f64], mut on_step: impl FnMut(Step)) -> usize {
         let mut at = 0;
         loop {
             match self.nodes[at] {
-                Node::Leaf { leaf } => return (leaf, steps),
+                Node::Leaf { leaf } => return leaf,
                 Node::Split {
                     signal,
                     threshold,
@@ -100,7 +220,7 @@ impl Tree {
                 } => {
                     let value = x[signal];
                     let went_left = value < threshold;
-                    steps.push(Step {
+                    on_step(Step {
                         signal,
                         threshold,
                         value,
@@ -110,14 +230,6 @@ impl Tree {
                 }
             }
         }
-    }
-
-    pub fn leaf_of(&self, x: &[f64]) -> usize {
-        self.route(x).0
-    }
-
-    pub fn p_duplicate(&self, x: &[f64]) -> f64 {
-        self.leaves[self.leaf_of(x)].p_duplicate
     }
 
     /// Depth of the deepest leaf (the root alone has depth 0).
@@ -136,16 +248,34 @@ impl Tree {
             depth_of(self, 0)
         }
     }
+}
 
-    /// Checks that the structure is a tree over `signals` signals (a model file
-    /// could have been edited by hand).
-    pub fn validate(&self, signals: usize) -> Result<(), String> {
+impl Estimator for Tree {
+    fn kind(&self) -> &'static str {
+        KIND.name
+    }
+
+    fn cells(&self) -> usize {
+        let leaf = |node: &Node| matches!(node, Node::Leaf { .. });
+        self.nodes.iter().filter(|node| leaf(node)).count()
+    }
+
+    fn cell(&self, x: &[f64]) -> usize {
+        self.walk(x, |_| {})
+    }
+
+    fn steps(&self, x: &[f64]) -> Vec<Step> {
+        self.route(x).1
+    }
+
+    fn validate(&self, signals: usize) -> Result<(), String> {
         if self.nodes.is_empty() {
             return Err("the tree has no nodes".into());
         }
+        let cells = self.cells();
         for (i, node) in self.nodes.iter().enumerate() {
             match *node {
-                Node::Leaf { leaf } if leaf >= self.leaves.len() => {
+                Node::Leaf { leaf } if leaf >= cells => {
                     return Err(format!("node {i} names leaf {leaf}, which does not exist"))
                 }
                 Node::Split { signal, .. } if signal >= signals => {
@@ -171,15 +301,34 @@ impl Tree {
         }
         Ok(())
     }
+
+    fn summary(&self) -> String {
+        format!(
+            "tree: {} nodes, {} leaves, depth {}",
+            self.nodes.len(),
+            self.cells(),
+            self.depth()
+        )
+    }
+
+    fn learner(&self) -> Result<Box<dyn Learner>> {
+        Ok(Box::new(self.params.check()?))
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a tree serialises")
+    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::util::params::ParamValues;
 
     /// x0 < 0.5 ? leaf 0 : (x1 < 2 ? leaf 1 : leaf 2)
     pub(crate) fn small_tree() -> Tree {
         Tree {
+            params: TreeParams::default(),
             nodes: vec![
                 Node::Split {
                     signal: 0,
@@ -197,36 +346,42 @@ mod tests {
                 Node::Leaf { leaf: 1 },
                 Node::Leaf { leaf: 2 },
             ],
-            leaves: vec![Leaf::default(); 3],
         }
     }
 
     #[test]
     fn routes_left_below_threshold() {
         let t = small_tree();
-        assert_eq!(t.leaf_of(&[0.2, 9.0]), 0);
-        assert_eq!(t.leaf_of(&[0.5, 1.0]), 1);
+        assert_eq!(t.cell(&[0.2, 9.0]), 0);
+        assert_eq!(t.cell(&[0.5, 1.0]), 1);
         let (leaf, steps) = t.route(&[0.7, 3.0]);
         assert_eq!(leaf, 2);
         assert_eq!(steps.len(), 2);
         assert!(!steps[0].went_left && !steps[1].went_left);
-        assert_eq!(t.depth(), 2);
+        assert_eq!((t.cells(), t.depth()), (3, 2));
         assert!(t.validate(2).is_ok());
         assert!(t.validate(1).is_err());
     }
 
     #[test]
-    fn copies_a_linfa_tree() {
-        use linfa::prelude::*;
-        use linfa_trees::DecisionTree;
-        use ndarray::{array, Array2};
-        let x: Array2<f64> = array![[0.0], [0.1], [0.2], [0.9], [1.0], [1.1]];
-        let y = array![0usize, 0, 0, 1, 1, 1];
-        let fitted = DecisionTree::params().fit(&Dataset::new(x, y)).unwrap();
-        let t = Tree::from_linfa(&fitted);
-        assert_eq!(t.leaves.len(), 2);
-        assert_ne!(t.leaf_of(&[0.0]), t.leaf_of(&[1.0]));
-        let json = serde_json::to_string(&t).unwrap();
-        assert_eq!(serde_json::from_str::<Tree>(&json).unwrap(), t);
+    fn fits_through_linfa_and_round_trips() {
+        let vectors: [&[f64]; 6] = [&[0.0], &[0.1], &[0.2], &[0.9], &[1.0], &[1.1]];
+        let labels = [false, false, false, true, true, true];
+        let params = TreeParams::default().min_leaf_weight(1.0).check().unwrap();
+        let fitted = params.fit(&vectors, &labels).unwrap();
+        assert_eq!(fitted.cells(), 2);
+        assert_ne!(fitted.cell(&[0.0]), fitted.cell(&[1.0]));
+        let back = (KIND.read)(fitted.to_json()).unwrap();
+        assert_eq!(back.to_json(), fitted.to_json());
+    }
+
+    #[test]
+    fn only_checked_params_fit() {
+        assert!(TreeParams::default().check().is_ok());
+        assert!(TreeParams::default().max_depth(0).check().is_err());
+        assert!(TreeParams::default().min_leaf_weight(0.0).check().is_err());
+        let mut values = ParamValues::default();
+        values.set("max-depth", "0");
+        assert!((KIND.learner)(&values).is_err());
     }
 }

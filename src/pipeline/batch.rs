@@ -28,6 +28,12 @@ impl Batch {
             .iter()
             .map(|p| PairFile::read(p))
             .collect::<Result<Vec<_>>>()?;
+        Batch::of(files, rendering)
+    }
+
+    /// The batch of pair files already read: every distinct document they name,
+    /// read once, and rendered with `rendering`.
+    pub fn of(files: Vec<PairFile>, rendering: Option<&RenderSettings>) -> Result<Batch> {
         let all: Vec<Pair> = files.iter().flat_map(|f| f.pairs.iter().cloned()).collect();
         let documents = DocumentSet::load(&all, IdfTable::shipped(), rendering)?;
         Ok(Batch { files, documents })

@@ -12,4 +12,4 @@ pub mod score;
 
 pub use batch::Batch;
 pub use documents::{render_requests, DocumentSet};
-pub use score::{score, vectors, Outcome, SCREEN_IDENTICAL};
+pub use score::{outcome, score, vectors, Outcome, SCREEN_IDENTICAL};

@@ -44,31 +44,35 @@ pub fn score(batch: &Batch, model: &Model) -> Vec<Option<Outcome>> {
     let outcomes = pairs
         .par_iter()
         .map(|pair| {
-            let outcome = batch.documents.bodies(pair).ok().map(|bodies| {
-                let (a, b) = bodies.fetched;
-                if a.body_hash == b.body_hash && !a.binary {
-                    return Outcome {
-                        p_duplicate: 1.0,
-                        decision: Decision::Duplicate,
-                        decided_by: SCREEN_IDENTICAL,
-                        vector: None,
-                    };
-                }
-                let vector = signals::vector(pair, &bodies);
-                let p = model.p_duplicate(&vector);
-                Outcome {
-                    p_duplicate: p,
-                    decision: model.decide(p),
-                    decided_by: "model",
-                    vector: Some(vector),
-                }
-            });
+            let outcome = outcome(batch, pair, model);
             progress.inc();
             outcome
         })
         .collect();
     progress.finish();
     outcomes
+}
+
+/// What the model makes of one pair of the batch; `None` when its documents are missing.
+pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
+    let bodies = batch.documents.bodies(pair).ok()?;
+    let (a, b) = bodies.fetched;
+    if a.body_hash == b.body_hash && !a.binary {
+        return Some(Outcome {
+            p_duplicate: 1.0,
+            decision: Decision::Duplicate,
+            decided_by: SCREEN_IDENTICAL,
+            vector: None,
+        });
+    }
+    let vector = signals::vector(pair, &bodies);
+    let p = model.p_duplicate(&vector);
+    Some(Outcome {
+        p_duplicate: p,
+        decision: model.decide(p),
+        decided_by: "model",
+        vector: Some(vector),
+    })
 }
 
 /// Signal vectors of every pair (no screening: every test runs), on all cores.

@@ -53,13 +53,11 @@ pub fn export(store: &ReviewStore, out: &Path) -> Result<usize> {
     // Passthrough columns: every extra column any pair had, in first-seen order.
     let mut extra: Vec<String> = Vec::new();
     for pair in &pairs {
-        if let Some(columns) = pair.columns.as_object() {
-            for name in columns.keys() {
-                let ours = EXPORT_COLUMNS.contains(&name.as_str())
-                    || PAIR_COLUMNS.contains(&name.as_str());
-                if !ours && !extra.contains(name) {
-                    extra.push(name.clone());
-                }
+        for name in pair.columns.keys() {
+            let ours =
+                EXPORT_COLUMNS.contains(&name.as_str()) || PAIR_COLUMNS.contains(&name.as_str());
+            if !ours && !extra.contains(name) {
+                extra.push(name.clone());
             }
         }
     }
@@ -84,7 +82,7 @@ pub fn export(store: &ReviewStore, out: &Path) -> Result<usize> {
         values.extend(
             extra
                 .iter()
-                .map(|name| pair.columns[name].as_str().unwrap_or("").to_string()),
+                .map(|name| pair.columns.get(name).cloned().unwrap_or_default()),
         );
         rows.push((pair, sides, values));
     }

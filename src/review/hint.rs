@@ -3,7 +3,7 @@
 //!
 //! Retraining a tree after every label would be the exact answer and far too slow
 //! for a page. Most of what a label changes is the calibrated confidence of the
-//! leaf its pair fell into, so each leaf's confidence is re-estimated with the
+//! cell (a tree's leaf) its pair fell into, so each cell's confidence is re-estimated with the
 //! reviewed labels added to its calibration counts, once with every label and once
 //! without the latest [`WINDOW`]. When that difference changes the routing of no
 //! more than 1 % of the queued pairs, further labels mostly confirm what is known
@@ -13,19 +13,21 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::model::Thresholds;
+
 /// How many of the latest labels the hint weighs.
 pub const WINDOW: usize = 20;
 
-/// A queued pair as the hint sees it: the leaf it reached and how that leaf was calibrated.
+/// A queued pair as the hint sees it: the cell it reached and how that cell was calibrated.
 #[derive(Debug, Clone)]
-pub struct LeafRow {
+pub struct CellRow {
     pub pair_id: i64,
-    /// Model id and leaf index: leaves of different models are different leaves.
-    pub leaf: (String, usize),
+    /// Model id and cell: cells of different models are different cells.
+    pub cell: (String, usize),
     pub p_duplicate: f64,
-    /// Calibration pairs the leaf's confidence came from.
+    /// Calibration pairs the cell's confidence came from.
     pub calibration_pairs: f64,
-    pub thresholds: (f64, f64),
+    pub thresholds: Thresholds,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -34,7 +36,7 @@ pub struct Hint {
     pub labels: usize,
     /// Queued pairs whose routing the latest labels changed.
     pub changed: usize,
-    /// Largest change of a leaf's confidence the latest labels made.
+    /// Largest change of a cell's confidence the latest labels made.
     pub largest_shift: f64,
     /// True when more labels are unlikely to change the model much.
     pub settled: bool,
@@ -42,7 +44,7 @@ pub struct Hint {
 }
 
 /// The hint for `rows` (every queued pair) and `labels` ((pair, duplicate), oldest first).
-pub fn hint(rows: &[LeafRow], labels: &[(i64, bool)]) -> Hint {
+pub fn hint(rows: &[CellRow], labels: &[(i64, bool)]) -> Hint {
     if labels.len() < WINDOW {
         return Hint {
             labels: labels.len(),
@@ -55,7 +57,7 @@ pub fn hint(rows: &[LeafRow], labels: &[(i64, bool)]) -> Hint {
             ),
         };
     }
-    let by_pair: HashMap<i64, &LeafRow> = rows.iter().map(|r| (r.pair_id, r)).collect();
+    let by_pair: HashMap<i64, &CellRow> = rows.iter().map(|r| (r.pair_id, r)).collect();
     let all = estimates(&by_pair, labels);
     let before = estimates(&by_pair, &labels[..labels.len() - WINDOW]);
     let mut changed = 0;
@@ -63,7 +65,7 @@ pub fn hint(rows: &[LeafRow], labels: &[(i64, bool)]) -> Hint {
     for row in rows {
         let (now, then) = (all(row), before(row));
         largest_shift = largest_shift.max((now - then).abs());
-        changed += usize::from(route(now, row.thresholds) != route(then, row.thresholds));
+        changed += usize::from(row.thresholds.route(now) != row.thresholds.route(then));
     }
     let settled = changed * 100 <= rows.len();
     let message = if settled {
@@ -86,33 +88,23 @@ pub fn hint(rows: &[LeafRow], labels: &[(i64, bool)]) -> Hint {
     }
 }
 
-/// Each leaf's confidence with `labels` added to its calibration counts.
+/// Each cell's confidence with `labels` added to its calibration counts.
 fn estimates<'a>(
-    by_pair: &HashMap<i64, &'a LeafRow>,
+    by_pair: &HashMap<i64, &'a CellRow>,
     labels: &[(i64, bool)],
-) -> impl Fn(&LeafRow) -> f64 + 'a {
+) -> impl Fn(&CellRow) -> f64 + 'a {
     let mut counts: HashMap<(String, usize), (f64, f64)> = HashMap::new();
     for (pair, duplicate) in labels {
         if let Some(row) = by_pair.get(pair) {
-            let c = counts.entry(row.leaf.clone()).or_default();
+            let c = counts.entry(row.cell.clone()).or_default();
             c.0 += f64::from(u8::from(*duplicate));
             c.1 += 1.0;
         }
     }
-    move |row: &LeafRow| {
-        let (duplicates, n) = counts.get(&row.leaf).copied().unwrap_or_default();
+    move |row: &CellRow| {
+        let (duplicates, n) = counts.get(&row.cell).copied().unwrap_or_default();
         (row.p_duplicate * row.calibration_pairs + duplicates)
             / (row.calibration_pairs + n).max(1.0)
-    }
-}
-
-fn route(p: f64, (duplicate, distinct): (f64, f64)) -> i8 {
-    if p >= duplicate {
-        1
-    } else if p <= distinct {
-        -1
-    } else {
-        0
     }
 }
 
@@ -120,14 +112,17 @@ fn route(p: f64, (duplicate, distinct): (f64, f64)) -> i8 {
 mod tests {
     use super::*;
 
-    fn rows(n: i64, leaf: usize, p: f64) -> Vec<LeafRow> {
+    fn rows(n: i64, leaf: usize, p: f64) -> Vec<CellRow> {
         (0..n)
-            .map(|i| LeafRow {
+            .map(|i| CellRow {
                 pair_id: i + leaf as i64 * 1000,
-                leaf: ("m".into(), leaf),
+                cell: ("m".into(), leaf),
                 p_duplicate: p,
                 calibration_pairs: 10.0,
-                thresholds: (0.9, 0.1),
+                thresholds: Thresholds {
+                    duplicate: 0.9,
+                    distinct: 0.1,
+                },
             })
             .collect()
     }

@@ -1,12 +1,11 @@
 //! From a scored batch to queued pairs: the pairs routed to `review`, each with
 //! its documents (fetched body, stored render, screenshot, core text), its signal
-//! vector and the tree path that scored it, so that reviewing needs none of the
+//! vector and the explanation of its score, so that reviewing needs none of the
 //! original files.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use serde_json::json;
 
 use super::store::{QueuedPair, StoredDocument};
 use crate::document::decode::{read_decompressed, MAX_BODY_BYTES};
@@ -93,7 +92,7 @@ fn queued_pair(
         signals: vector.to_vec(),
         p_duplicate,
         model_id: model.id.clone(),
-        explanation: explanation(model, vector),
+        explanation: model.explain(vector),
     })
 }
 
@@ -125,37 +124,5 @@ fn stored_document(
         rendered,
         screenshot,
         core_text: seen.core_text.clone(),
-    })
-}
-
-/// The tree path, leaf and thresholds behind a pair's score, as the page shows them.
-pub fn explanation(model: &Model, vector: &[f64]) -> serde_json::Value {
-    let (leaf, steps) = model.tree.route(vector);
-    let l = &model.tree.leaves[leaf];
-    let steps: Vec<_> = steps
-        .iter()
-        .map(|s| {
-            json!({
-                "signal": model.signals[s.signal],
-                "value": s.value,
-                "threshold": s.threshold,
-                "went_left": s.went_left,
-            })
-        })
-        .collect();
-    json!({
-        "steps": steps,
-        "leaf": leaf,
-        "leaf_counts": {
-            "fit_duplicates": l.fit_duplicates,
-            "fit_distinct": l.fit_distinct,
-            "calibration_duplicates": l.calibration_duplicates,
-            "calibration_distinct": l.calibration_distinct,
-        },
-        "p_duplicate": l.p_duplicate,
-        "thresholds": {
-            "duplicate": model.thresholds.duplicate,
-            "distinct": model.thresholds.distinct,
-        },
     })
 }

@@ -68,7 +68,7 @@ impl Retrained {
 }
 
 /// Trains `parent`'s successor on `original` plus `reviewed`, with `parent`'s
-/// hyperparameters and `seed`, and measures both on `frozen`.
+/// kind of estimator, parameters and policy and `seed`, and measures both on `frozen`.
 pub fn retrain(
     parent: &Model,
     original: &LabelledPairs,
@@ -134,7 +134,8 @@ pub fn retrain(
         set.push_from(&frozen_pairs, i);
         parts.push(Part::Evaluation);
     }
-    let trained = train_on_parts(&set, &parts, &parent.hyperparameters)?;
+    let learner = parent.estimator.learner()?;
+    let trained = train_on_parts(&set, &parts, learner.as_ref(), &parent.policy)?;
     let parent_metrics = measure(parent, &frozen_pairs);
     let mut fingerprint = blake3::Hasher::new();
     fingerprint.update(parent.training.fingerprint.as_bytes());
@@ -156,7 +157,7 @@ pub fn retrain(
     };
     let model = Model::new(
         parent.signals.clone(),
-        parent.hyperparameters,
+        parent.policy,
         seed,
         training,
         trained,

@@ -1,9 +1,10 @@
 //! Small tools every layer uses: stable hashes, disjoint sets, files written
-//! whole or not at all, and progress on a terminal. Nothing here knows what a
+//! whole or not at all, progress on a terminal, and declared parameters. Nothing here knows what a
 //! document, a signal or a model is.
 
 pub mod hash;
 pub mod output;
+pub mod params;
 pub mod progress;
 pub mod union_find;
 

@@ -110,9 +110,9 @@ function showExplanation(pair) {
     row.append(el("td", s.signal), el("td", fmt(s.value)), el("td", s.went_left ? "<" : "≥"), el("td", fmt(s.threshold)));
     path.append(row);
   }
-  const c = e.leaf_counts || {};
+  const c = e.counts || {};
   $("leaf").textContent =
-    `leaf ${e.leaf}: training ${c.fit_duplicates} duplicate / ${c.fit_distinct} distinct, ` +
+    `leaf ${e.cell}: training ${c.fit_duplicates} duplicate / ${c.fit_distinct} distinct, ` +
     `calibration ${c.calibration_duplicates} duplicate / ${c.calibration_distinct} distinct → ` +
     `p_duplicate ${fmt(pair.p_duplicate)}; duplicate at ≥ ${fmt(e.thresholds.duplicate)}, ` +
     `distinct at ≤ ${fmt(e.thresholds.distinct)}`;

@@ -1,0 +1,114 @@
+//! The seam for another model: what an estimator is, how one is fitted, and the
+//! kinds a model file can hold.
+//!
+//! An [`Estimator`] puts a signal vector into one of its *cells* (a tree's leaves)
+//! and can say which tests put it there. It gives no probability of its own:
+//! [`super::calibration`] learns each cell's share of duplicates on held-out pairs,
+//! whatever the estimator, as linfa's Platt scaling wraps any classifier. A
+//! [`Learner`] is a kind's checked parameters: the only thing that can fit one.
+//!
+//! A new kind of estimator is one new file that implements both traits and
+//! declares a [`Kind`], plus its line in [`KINDS`].
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+use super::tree;
+use crate::util::params::{Param, ParamValues};
+
+/// A fitted model of the signal space.
+pub trait Estimator: Debug + Send + Sync {
+    /// The kind's name (as in [`KINDS`] and the model file).
+    fn kind(&self) -> &'static str;
+    /// Number of cells; cells are `0..cells()`.
+    fn cells(&self) -> usize;
+    /// The cell a signal vector falls into.
+    fn cell(&self, x: &[f64]) -> usize;
+    /// The tests that put `x` in its cell, in the order they were applied.
+    fn steps(&self, x: &[f64]) -> Vec<Step>;
+    /// Checks a structure read from a file against the number of signals (a
+    /// model file can be edited by hand).
+    fn validate(&self, signals: usize) -> Result<(), String>;
+    /// One line on its size, for the person who trained it.
+    fn summary(&self) -> String;
+    /// Its parameters again, checked: what fits its successor.
+    fn learner(&self) -> Result<Box<dyn Learner>>;
+    /// Its fields as the model file keeps them (`kind` is added beside them).
+    fn to_json(&self) -> serde_json::Value;
+}
+
+/// Checked parameters of a kind of estimator.
+pub trait Learner {
+    /// Fits an estimator to labelled signal vectors (all of one width, finite).
+    fn fit(&self, vectors: &[&[f64]], labels: &[bool]) -> Result<Arc<dyn Estimator>>;
+}
+
+/// One test on a vector's way to its cell: `value < threshold` went left.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Step {
+    pub signal: usize,
+    pub threshold: f64,
+    pub value: f64,
+    pub went_left: bool,
+}
+
+/// A kind of estimator: its name, its parameters, and how to make one.
+pub struct Kind {
+    pub name: &'static str,
+    /// What it is, for `--help`.
+    pub about: &'static str,
+    pub params: &'static [Param],
+    /// Checked parameters from the values given (defaults for the rest).
+    pub learner: fn(&ParamValues) -> Result<Box<dyn Learner>>,
+    /// An estimator of this kind from its fields in a model file.
+    pub read: fn(serde_json::Value) -> Result<Arc<dyn Estimator>>,
+}
+
+/// Every kind of estimator, the default first.
+pub const KINDS: &[Kind] = &[tree::KIND];
+
+/// The kind called `name`.
+pub fn kind(name: &str) -> Result<&'static Kind> {
+    match KINDS.iter().find(|k| k.name == name) {
+        Some(kind) => Ok(kind),
+        None => {
+            let known: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
+            bail!("no estimator `{name}` (known: {})", known.join(", "))
+        }
+    }
+}
+
+/// How the model file keeps an estimator: `{"kind": NAME, ...its fields}`.
+pub(crate) mod json {
+    use super::*;
+    use serde::de::Error as _;
+    use serde::ser::Error as _;
+
+    pub fn serialize<S: serde::Serializer>(
+        estimator: &Arc<dyn Estimator>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut fields = estimator.to_json();
+        let Some(object) = fields.as_object_mut() else {
+            return Err(S::Error::custom("an estimator serialises to an object"));
+        };
+        object.insert("kind".into(), estimator.kind().into());
+        fields.serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Arc<dyn Estimator>, D::Error> {
+        let mut fields = serde_json::Value::deserialize(deserializer)?;
+        let name = fields
+            .as_object_mut()
+            .and_then(|object| object.remove("kind"))
+            .and_then(|kind| kind.as_str().map(str::to_string))
+            .ok_or_else(|| D::Error::custom("the estimator names no `kind`"))?;
+        let kind = kind(&name).map_err(D::Error::custom)?;
+        (kind.read)(fields).map_err(|e| D::Error::custom(format!("{e:#}")))
+    }
+}

@@ -1,0 +1,59 @@
+//! Why a model gave a pair its confidence, in the signals' names: the tests on
+//! the pair's way to its cell, what that cell learned in calibration, and the
+//! thresholds that routed it. `explain` prints it; the review queue stores it
+//! with each pair and the page shows it.
+
+use serde::{Deserialize, Serialize};
+
+use super::calibration::Cell;
+use super::decision::Thresholds;
+
+/// One test on the way: the signal's value against the threshold it met.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExplainedStep {
+    pub signal: String,
+    pub value: f64,
+    pub threshold: f64,
+    /// `value < threshold`.
+    pub went_left: bool,
+}
+
+/// The counts of the cell a pair fell in (the confidence is beside them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct CellCounts {
+    pub fit_duplicates: u32,
+    pub fit_distinct: u32,
+    pub calibration_duplicates: u32,
+    pub calibration_distinct: u32,
+}
+
+impl From<Cell> for CellCounts {
+    fn from(cell: Cell) -> CellCounts {
+        CellCounts {
+            fit_duplicates: cell.fit_duplicates,
+            fit_distinct: cell.fit_distinct,
+            calibration_duplicates: cell.calibration_duplicates,
+            calibration_distinct: cell.calibration_distinct,
+        }
+    }
+}
+
+impl CellCounts {
+    pub fn calibration_pairs(&self) -> u32 {
+        self.calibration_duplicates + self.calibration_distinct
+    }
+}
+
+/// A pair's confidence, explained. (Review databases written before the model
+/// seam call the cell `leaf` and its counts `leaf_counts`: both are read.)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Explanation {
+    pub steps: Vec<ExplainedStep>,
+    /// The calibration cell (a tree's leaf).
+    #[serde(alias = "leaf")]
+    pub cell: usize,
+    #[serde(alias = "leaf_counts")]
+    pub counts: CellCounts,
+    pub p_duplicate: f64,
+    pub thresholds: Thresholds,
+}
