@@ -22,7 +22,8 @@ use rayon::prelude::*;
 use twinpage::candidates::corpus::DocInfo;
 use twinpage::candidates::index::{Index, Shard};
 use twinpage::candidates::simhash::{self, Layout, Tables};
-use twinpage::candidates::sketch::{Method, Settings, Sketch, TextChoice};
+use twinpage::candidates::simhash::{Simhash, DEFAULT_HAMMING};
+use twinpage::candidates::sketch::{sketch_file, TextChoice};
 use twinpage::distance::hamming;
 
 const K: u32 = 3;
@@ -59,16 +60,12 @@ fn fingerprinting_rate(docs: &Path) {
         .iter()
         .map(|f| twinpage::document::decode::read_body(f).map_or(0, |b| b.raw_len as u64))
         .sum();
+    let simhash = Simhash::new(DEFAULT_HAMMING).expect("the default distance");
     for text in [TextChoice::Core, TextChoice::Visible] {
-        let settings = Settings {
-            method: Method::Simhash,
-            text,
-            ..Settings::default()
-        };
         let start = Instant::now();
         let ok = files
             .par_iter()
-            .filter(|f| Sketch::of_file(f, &settings).is_ok())
+            .filter(|f| sketch_file(f, &simhash, text).is_ok())
             .count();
         let secs = start.elapsed().as_secs_f64();
         println!(

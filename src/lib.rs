@@ -7,13 +7,15 @@
 //! decision tree, thresholds) → [`pipeline`] (a whole batch of pairs through them,
 //! with rendered bodies from [`render`]) → [`review`] (a queue of the undecided
 //! pairs, labelled in a web page, and the next model trained with those labels).
-//! [`candidates`] finds the pairs worth scoring in a corpus; [`util`] holds what
-//! every layer shares.
+//! [`candidates`] finds the pairs worth scoring in a corpus; [`evaluate`] judges
+//! models and the classic detectors on labelled pairs; [`util`] holds what every
+//! layer shares.
 
 pub mod candidates;
 pub mod cli;
 pub mod distance;
 pub mod document;
+pub mod evaluate;
 pub mod model;
 pub mod pipeline;
 pub mod render;

@@ -11,12 +11,51 @@ use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
 
-use super::sketch::Sketch;
-use super::{minhash, simhash, Candidate};
+use super::method::{Method, MethodKind, Sketch};
+use super::{agreeing, minhash, pairs_sharing, simhash, Candidate};
 use crate::distance::hamming;
+use crate::util::params::Param;
+
+/// Broder's pairs confirmed by a wide Charikar fingerprint.
+pub const KIND: MethodKind = MethodKind {
+    name: "combined",
+    about: "Henzinger: minhash pairs confirmed by a 384-bit Charikar fingerprint, optionally \
+            joined with the pairs within a 64-bit Hamming distance",
+    params: &[
+        minhash::BRODER[0],
+        minhash::BRODER[1],
+        minhash::BRODER[2],
+        minhash::BRODER[3],
+        MIN_AGREEING,
+        UNION_HAMMING,
+    ],
+    build: |values| {
+        let params = Params {
+            broder: minhash::Params::from_values(values)?,
+            min_agreeing: values.get(&MIN_AGREEING)?,
+            union_hamming: values.optional(&UNION_HAMMING)?,
+            ..Params::default()
+        };
+        Ok(Box::new(Combined::new(params)?))
+    },
+};
+
+const MIN_AGREEING: Param = Param {
+    name: "min-agreeing",
+    value_name: "BITS",
+    help: "combined: agreeing bits of the 384-bit Charikar fingerprints that confirm a Broder pair",
+    default: || Some(Params::default().min_agreeing.to_string()),
+};
+
+const UNION_HAMMING: Param = Param {
+    name: "union-hamming",
+    value_name: "K",
+    help: "combined: also keep every pair within this 64-bit Hamming distance (recall union)",
+    default: || None,
+};
 
 /// Evidence columns of a combined pair.
-pub const EVIDENCE: [&str; 4] = [
+const EVIDENCE: [&str; 4] = [
     "shared_supershingles",
     "charikar_agreeing_bits",
     "hamming",
@@ -45,87 +84,118 @@ impl Default for Params {
     }
 }
 
-impl Params {
-    pub fn check(&self) -> Result<()> {
-        self.broder.check()?;
-        let bits = 64 * self.charikar_words as u32;
-        if self.charikar_words == 0 || self.min_agreeing > bits {
+/// The combined method with its parameters.
+pub struct Combined {
+    params: Params,
+    /// The tables of the recall union, if asked for.
+    union: Option<simhash::Layout>,
+}
+
+impl Combined {
+    pub fn new(params: Params) -> Result<Combined> {
+        params.broder.check()?;
+        let bits = 64 * params.charikar_words as u32;
+        if params.charikar_words == 0 || params.min_agreeing > bits {
             bail!(
                 "{} agreeing bits asked of a {bits}-bit fingerprint",
-                self.min_agreeing
+                params.min_agreeing
             );
         }
-        if let Some(k) = self.union_hamming {
-            simhash::Layout::new(k)?;
+        let union = params.union_hamming.map(simhash::Layout::new).transpose()?;
+        Ok(Combined { params, union })
+    }
+
+    /// A sketch's supershingles and wide fingerprint.
+    fn parts<'s>(&self, sketch: &'s Sketch) -> (&'s [u64], &'s [u64]) {
+        let split = self.params.broder.supershingles.min(sketch.values.len());
+        sketch.values.split_at(split)
+    }
+
+    fn confirmed(&self, a: &Sketch, b: &Sketch) -> bool {
+        let ((shingles_a, wide_a), (shingles_b, wide_b)) = (self.parts(a), self.parts(b));
+        agreeing(shingles_a, shingles_b) >= self.params.broder.min_shared
+            && simhash::agreeing_bits(wide_a, wide_b) >= self.params.min_agreeing
+    }
+
+    fn in_union(&self, a: &Sketch, b: &Sketch) -> bool {
+        self.union
+            .as_ref()
+            .is_some_and(|layout| hamming(a.simhash, b.simhash) <= layout.hamming)
+    }
+
+    fn evidence(&self, a: &Sketch, b: &Sketch, broder: bool, union: bool) -> Vec<String> {
+        let ((shingles_a, wide_a), (shingles_b, wide_b)) = (self.parts(a), self.parts(b));
+        let found_by = match (broder, union) {
+            (true, true) => "both",
+            (true, false) => "broder+charikar",
+            _ => "charikar",
+        };
+        vec![
+            agreeing(shingles_a, shingles_b).to_string(),
+            simhash::agreeing_bits(wide_a, wide_b).to_string(),
+            hamming(a.simhash, b.simhash).to_string(),
+            found_by.to_string(),
+        ]
+    }
+}
+
+impl Method for Combined {
+    fn name(&self) -> &'static str {
+        KIND.name
+    }
+
+    fn evidence_columns(&self) -> &'static [&'static str] {
+        &EVIDENCE
+    }
+
+    fn sketch(&self, ids: &[u32]) -> Sketch {
+        if ids.is_empty() {
+            return Sketch::new(ids, Vec::new());
         }
-        Ok(())
+        let mut values = minhash::supershingles(ids, &self.params.broder);
+        values.extend(simhash::wide(ids, self.params.charikar_words));
+        Sketch::new(ids, values)
     }
-}
 
-/// Which part of the method found a pair.
-fn found_by(broder: bool, union: bool) -> &'static str {
-    match (broder, union) {
-        (true, true) => "both",
-        (true, false) => "broder+charikar",
-        _ => "charikar",
+    fn judge(&self, a: &Sketch, b: &Sketch) -> Option<Vec<String>> {
+        let (broder, union) = (self.confirmed(a, b), self.in_union(a, b));
+        (broder || union).then(|| self.evidence(a, b, broder, union))
     }
-}
 
-fn evidence(a: &Sketch, b: &Sketch, broder: bool, union: bool) -> Vec<String> {
-    vec![
-        minhash::shared(&a.supershingles, &b.supershingles).to_string(),
-        simhash::agreeing_bits(&a.wide, &b.wide).to_string(),
-        hamming(a.simhash, b.simhash).to_string(),
-        found_by(broder, union).to_string(),
-    ]
-}
-
-fn confirmed(a: &Sketch, b: &Sketch, params: &Params) -> bool {
-    minhash::shared(&a.supershingles, &b.supershingles) >= params.broder.min_shared
-        && simhash::agreeing_bits(&a.wide, &b.wide) >= params.min_agreeing
-}
-
-fn in_union(a: &Sketch, b: &Sketch, params: &Params) -> bool {
-    params
-        .union_hamming
-        .is_some_and(|k| hamming(a.simhash, b.simhash) <= k)
-}
-
-/// The method on one pair.
-pub fn judge(a: &Sketch, b: &Sketch, params: &Params) -> Option<Vec<String>> {
-    let (broder, union) = (confirmed(a, b, params), in_union(a, b, params));
-    (broder || union).then(|| evidence(a, b, broder, union))
-}
-
-/// Every pair the method finds among `sketches`, sorted.
-pub fn pairs(sketches: &[Sketch], params: &Params) -> Result<Vec<Candidate>> {
-    let vectors: Vec<Vec<u64>> = sketches
-        .iter()
-        .map(|s| {
-            if s.words > 0 {
-                s.supershingles.clone()
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
-    let mut found: BTreeMap<(u32, u32), (bool, bool)> =
-        super::pairs_sharing(&vectors, params.broder.min_shared)
-            .into_iter()
-            .filter(|&(a, b, _)| confirmed(&sketches[a as usize], &sketches[b as usize], params))
-            .map(|(a, b, _)| ((a, b), (true, false)))
+    fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>> {
+        let shingles: Vec<Vec<u64>> = sketches
+            .iter()
+            .map(|s| {
+                if s.words > 0 {
+                    self.parts(s).0.to_vec()
+                } else {
+                    Vec::new()
+                }
+            })
             .collect();
-    if let Some(k) = params.union_hamming {
-        for (a, b, _) in super::sketch::simhash_pairs(sketches, &simhash::Layout::new(k)?) {
-            found.entry((a, b)).or_insert((false, false)).1 = true;
+        let mut found: BTreeMap<(u32, u32), (bool, bool)> =
+            pairs_sharing(&shingles, self.params.broder.min_shared)
+                .into_iter()
+                .filter(|&(a, b, _)| self.confirmed(&sketches[a as usize], &sketches[b as usize]))
+                .map(|(a, b, _)| ((a, b), (true, false)))
+                .collect();
+        if let Some(layout) = &self.union {
+            for (a, b, _) in simhash::sketch_pairs(sketches, layout) {
+                found.entry((a, b)).or_insert((false, false)).1 = true;
+            }
         }
+        Ok(found
+            .into_iter()
+            .map(|((a, b), (broder, union))| Candidate {
+                a,
+                b,
+                evidence: self.evidence(
+                    &sketches[a as usize],
+                    &sketches[b as usize],
+                    broder,
+                    union,
+                ),
+            })
+            .collect())
     }
-    Ok(found
-        .into_iter()
-        .map(|((a, b), (broder, union))| Candidate {
-            a,
-            b,
-            evidence: evidence(&sketches[a as usize], &sketches[b as usize], broder, union),
-        })
-        .collect())
 }

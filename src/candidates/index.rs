@@ -30,7 +30,8 @@ use serde::{Deserialize, Serialize};
 use rayon::prelude::*;
 
 use super::corpus::DocInfo;
-use super::sketch::{self, Sketch, TextChoice};
+use super::method::Sketch;
+use super::sketch::TextChoice;
 use super::{simhash, Candidate};
 use crate::util::hash::fnv1a;
 use crate::util::write_atomically;
@@ -275,7 +276,7 @@ impl Index {
             .collect();
         if within_batch {
             out.extend(
-                sketch::simhash_pairs(new, &layout)
+                simhash::sketch_pairs(new, &layout)
                     .into_iter()
                     .map(|(a, b, d)| Candidate {
                         a,

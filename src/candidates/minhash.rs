@@ -14,8 +14,74 @@
 
 use anyhow::{bail, Result};
 
+use super::method::{Method, MethodKind, Sketch};
+use super::{agreeing, sharing, Candidate};
 use crate::document::text;
 use crate::util::hash::mix64;
+use crate::util::params::{Param, ParamValues};
+
+/// Broder's supershingles, at least `min-shared` of them shared.
+pub const KIND: MethodKind = MethodKind {
+    name: "minhash",
+    about:
+        "Broder: word shingles, min-hashes, supershingles; pairs sharing enough (by megashingles)",
+    params: &BRODER,
+    build: |values| Ok(Box::new(Minhash(Params::from_values(values)?))),
+};
+
+/// The flags of Broder's parameters (the combined method takes them too).
+pub const BRODER: [Param; 4] = [
+    Param {
+        name: "shingle-words",
+        value_name: "N",
+        help: "minhash/combined: words per shingle",
+        default: || Some(Params::default().shingle_words.to_string()),
+    },
+    Param {
+        name: "minhashes",
+        value_name: "N",
+        help: "minhash/combined: min-hash functions",
+        default: || Some(Params::default().minhashes.to_string()),
+    },
+    Param {
+        name: "supershingles",
+        value_name: "N",
+        help: "minhash/combined: supershingles (each of minhashes/supershingles min-values)",
+        default: || Some(Params::default().supershingles.to_string()),
+    },
+    Param {
+        name: "min-shared",
+        value_name: "N",
+        help: "minhash/combined: supershingles a pair must share",
+        default: || Some(Params::default().min_shared.to_string()),
+    },
+];
+
+/// The minhash method with its parameters.
+pub struct Minhash(pub Params);
+
+impl Method for Minhash {
+    fn name(&self) -> &'static str {
+        KIND.name
+    }
+
+    fn evidence_columns(&self) -> &'static [&'static str] {
+        &["shared_supershingles"]
+    }
+
+    fn sketch(&self, ids: &[u32]) -> Sketch {
+        Sketch::new(ids, supershingles(ids, &self.0))
+    }
+
+    fn judge(&self, a: &Sketch, b: &Sketch) -> Option<Vec<String>> {
+        let n = agreeing(&a.values, &b.values);
+        (n >= self.0.min_shared).then(|| vec![n.to_string()])
+    }
+
+    fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>> {
+        Ok(sharing(sketches, |s| &s.values, self.0.min_shared))
+    }
+}
 
 /// Broder's parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,6 +141,20 @@ impl Params {
         Ok(())
     }
 
+    /// Broder's parameters from the values given (defaults for the rest), checked.
+    pub fn from_values(values: &ParamValues) -> Result<Params> {
+        let [shingle_words, minhashes, supershingles, min_shared] = &BRODER;
+        let params = Params {
+            shingle_words: values.get(shingle_words)?,
+            minhashes: values.get(minhashes)?,
+            supershingles: values.get(supershingles)?,
+            min_shared: values.get(min_shared)?,
+            seed: 0,
+        };
+        params.check()?;
+        Ok(params)
+    }
+
     /// Min-values per supershingle (l).
     pub fn group(&self) -> usize {
         self.minhashes / self.supershingles
@@ -105,11 +185,6 @@ pub fn supershingles_of_set(shingles: &[u64], params: &Params) -> Vec<u64> {
             h.max(1) // 0 means "absent" to the pair search
         })
         .collect()
-}
-
-/// Positions where two supershingle vectors agree.
-pub fn shared(a: &[u64], b: &[u64]) -> usize {
-    a.iter().zip(b).filter(|(x, y)| x == y).count()
 }
 
 /// Megashingles: one fingerprint per pair of supershingles (15 for 6).
@@ -177,7 +252,7 @@ mod tests {
                         supershingles_of_set(&a, &params),
                         supershingles_of_set(&b, &params),
                     );
-                    shared(&sa, &sb) >= 2
+                    agreeing(&sa, &sb) >= 2
                 })
                 .count();
             let observed = hits as f64 / trials as f64;
@@ -202,7 +277,7 @@ mod tests {
             supershingles_of_set(&a, &params),
             supershingles_of_set(&b, &params),
         );
-        let share = shared(&sa, &sb) as f64 / 2000.0;
+        let share = agreeing(&sa, &sb) as f64 / 2000.0;
         assert!((share - 0.5).abs() < 0.04, "{share}");
     }
 

@@ -7,26 +7,30 @@
 //! from sorting sketches, never from all pairs: permuted tables for Hamming
 //! distance, sorted (key, document) runs for shared supershingles and list
 //! fingerprints. [`combined`] is Henzinger's Broder-then-Charikar method, [`index`]
-//! keeps fingerprints on disk for the crawler's online and batch modes, [`cluster`]
-//! turns decided pairs into clusters, and [`baselines`] runs the classic signature
-//! detectors as stand-alone duplicate detectors on labelled pairs.
+//! keeps fingerprints on disk for the crawler's online and batch modes, and
+//! [`cluster`] turns decided pairs into clusters. [`method`] is the seam every
+//! method plugs into.
 
-pub mod baselines;
 pub mod cluster;
 pub mod combined;
 pub mod corpus;
 pub mod index;
+pub mod method;
 pub mod minhash;
 pub mod pugh;
 pub mod simhash;
 pub mod sketch;
+
+pub use method::{method, Method, MethodKind, Sketch, METHODS};
+
+use crate::util::hash::mix64;
 
 /// A candidate pair: two document numbers (`a < b`) and what the method saw.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Candidate {
     pub a: u32,
     pub b: u32,
-    /// Values of the method's evidence columns, in [`sketch::Method::evidence_columns`] order.
+    /// Values of the method's evidence columns, in [`Method::evidence_columns`] order.
     pub evidence: Vec<String>,
 }
 
@@ -94,12 +98,40 @@ pub fn pairs_sharing(sketches: &[Vec<u64>], min_shared: usize) -> Vec<(u32, u32,
 fn subset_key(sketch: &[u64], subset: &[usize]) -> Option<u64> {
     subset.iter().try_fold(0x51_7cc1_b727_220au64, |h, &p| {
         let v = *sketch.get(p)?;
-        (v != 0).then(|| crate::util::hash::mix64(h ^ v ^ (p as u64) << 56))
+        (v != 0).then(|| mix64(h ^ v ^ (p as u64) << 56))
     })
 }
 
-/// Positions where two sketches hold the same present value.
-fn agreeing(a: &[u64], b: &[u64]) -> usize {
+/// The candidates among `sketches` whose `field` values agree in at least
+/// `min_shared` positions (documents without words take part in none), with the
+/// number of agreeing positions as evidence.
+pub fn sharing(
+    sketches: &[Sketch],
+    field: impl Fn(&Sketch) -> &Vec<u64>,
+    min_shared: usize,
+) -> Vec<Candidate> {
+    let vectors: Vec<Vec<u64>> = sketches
+        .iter()
+        .map(|s| {
+            if s.words > 0 {
+                field(s).clone()
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    pairs_sharing(&vectors, min_shared)
+        .into_iter()
+        .map(|(a, b, n)| Candidate {
+            a,
+            b,
+            evidence: vec![n.to_string()],
+        })
+        .collect()
+}
+
+/// Positions where two sketches hold the same present (non-zero) value.
+pub fn agreeing(a: &[u64], b: &[u64]) -> usize {
     a.iter().zip(b).filter(|(x, y)| x == y && **x != 0).count()
 }
 

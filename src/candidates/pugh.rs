@@ -10,7 +10,66 @@
 
 use anyhow::{bail, Result};
 
+use super::method::{Method, MethodKind, Sketch};
+use super::{agreeing, sharing, Candidate};
 use crate::util::hash::mix64;
+use crate::util::params::Param;
+
+/// Pugh's list fingerprints, one shared.
+pub const KIND: MethodKind = MethodKind {
+    name: "pugh",
+    about:
+        "Pugh: distinct words hashed into lists, each list fingerprinted; one shared fingerprint",
+    params: &[LISTS, REPEATS],
+    build: |values| {
+        let params = Params {
+            lists: values.get(&LISTS)?,
+            repeats: values.get(&REPEATS)?,
+        };
+        params.check()?;
+        Ok(Box::new(Pugh(params)))
+    },
+};
+
+const LISTS: Param = Param {
+    name: "pugh-lists",
+    value_name: "N",
+    help: "pugh: lists per partition",
+    default: || Some(Params::default().lists.to_string()),
+};
+
+const REPEATS: Param = Param {
+    name: "pugh-repeats",
+    value_name: "N",
+    help: "pugh: independent partitions",
+    default: || Some(Params::default().repeats.to_string()),
+};
+
+/// Pugh's method with its parameters.
+pub struct Pugh(pub Params);
+
+impl Method for Pugh {
+    fn name(&self) -> &'static str {
+        KIND.name
+    }
+
+    fn evidence_columns(&self) -> &'static [&'static str] {
+        &["shared_fingerprints"]
+    }
+
+    fn sketch(&self, ids: &[u32]) -> Sketch {
+        Sketch::new(ids, fingerprints(ids, &self.0))
+    }
+
+    fn judge(&self, a: &Sketch, b: &Sketch) -> Option<Vec<String>> {
+        let n = agreeing(&a.values, &b.values);
+        (n >= 1).then(|| vec![n.to_string()])
+    }
+
+    fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>> {
+        Ok(sharing(sketches, |s| &s.values, 1))
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
@@ -62,11 +121,6 @@ pub fn fingerprints(ids: &[u32], params: &Params) -> Vec<u64> {
     out
 }
 
-/// Fingerprints two documents share.
-pub fn shared(a: &[u64], b: &[u64]) -> usize {
-    a.iter().zip(b).filter(|(x, y)| x == y && **x != 0).count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,7 +135,7 @@ mod tests {
             fingerprints(&words, &params),
             fingerprints(&edited, &params),
         );
-        assert_eq!(shared(&a, &b), params.repeats * (params.lists - 1));
+        assert_eq!(agreeing(&a, &b), params.repeats * (params.lists - 1));
         // Order and frequency do not matter.
         let mut shuffled: Vec<u32> = words.iter().rev().copied().collect();
         shuffled.extend(0..50);
@@ -93,10 +147,10 @@ mod tests {
         let params = Params::default();
         let a = fingerprints(&(0..100).collect::<Vec<_>>(), &params);
         let b = fingerprints(&(1000..1100).collect::<Vec<_>>(), &params);
-        assert_eq!(shared(&a, &b), 0);
+        assert_eq!(agreeing(&a, &b), 0);
         let tiny = fingerprints(&[1], &params);
         let other = fingerprints(&[2], &params);
         assert_eq!(tiny.iter().filter(|&&v| v != 0).count(), params.repeats);
-        assert_eq!(shared(&tiny, &other), 0);
+        assert_eq!(agreeing(&tiny, &other), 0);
     }
 }

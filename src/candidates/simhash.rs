@@ -17,10 +17,86 @@
 use anyhow::{bail, Result};
 use rayon::prelude::*;
 
-use super::combinations;
+use super::method::{Method, MethodKind, Sketch};
+use super::{combinations, Candidate};
 use crate::distance::hamming;
 use crate::document::text;
 use crate::util::hash::mix64;
+use crate::util::params::Param;
+
+/// Charikar fingerprints within Hamming distance k, found by permuted tables.
+pub const KIND: MethodKind = MethodKind {
+    name: "simhash",
+    about: "64-bit Charikar fingerprints within Hamming distance k (Manku's permuted tables)",
+    params: &[HAMMING],
+    build: |values| Ok(Box::new(Simhash::new(values.get(&HAMMING)?)?)),
+};
+
+/// Manku's k: near-duplicates differ in at most 3 of 64 bits.
+pub const DEFAULT_HAMMING: u32 = 3;
+
+const HAMMING: Param = Param {
+    name: "hamming",
+    value_name: "K",
+    help: "simhash: largest Hamming distance between 64-bit fingerprints",
+    default: || Some(DEFAULT_HAMMING.to_string()),
+};
+
+/// The simhash method at one Hamming distance.
+pub struct Simhash {
+    layout: Layout,
+}
+
+impl Simhash {
+    pub fn new(hamming: u32) -> Result<Simhash> {
+        Ok(Simhash {
+            layout: Layout::new(hamming)?,
+        })
+    }
+}
+
+impl Method for Simhash {
+    fn name(&self) -> &'static str {
+        KIND.name
+    }
+
+    fn evidence_columns(&self) -> &'static [&'static str] {
+        &["hamming"]
+    }
+
+    fn sketch(&self, ids: &[u32]) -> Sketch {
+        Sketch::new(ids, Vec::new())
+    }
+
+    fn judge(&self, a: &Sketch, b: &Sketch) -> Option<Vec<String>> {
+        let d = hamming(a.simhash, b.simhash);
+        (d <= self.layout.hamming).then(|| vec![d.to_string()])
+    }
+
+    fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>> {
+        Ok(sketch_pairs(sketches, &self.layout)
+            .into_iter()
+            .map(|(a, b, d)| Candidate {
+                a,
+                b,
+                evidence: vec![d.to_string()],
+            })
+            .collect())
+    }
+}
+
+/// Pairs within the layout's distance among the sketches with words:
+/// `(a, b, distance)`, sorted.
+pub fn sketch_pairs(sketches: &[Sketch], layout: &Layout) -> Vec<(u32, u32, u32)> {
+    let live: Vec<u32> = (0..sketches.len() as u32)
+        .filter(|&i| sketches[i as usize].words > 0)
+        .collect();
+    let fingerprints: Vec<u64> = live.iter().map(|&i| sketches[i as usize].simhash).collect();
+    pairs_within(&fingerprints, layout)
+        .into_iter()
+        .map(|(a, b, d)| (live[a as usize], live[b as usize], d))
+        .collect()
+}
 
 /// Blocks that must agree exactly in every table (the leading ones).
 const LEADING_BLOCKS: usize = 3;

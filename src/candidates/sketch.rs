@@ -1,4 +1,5 @@
-//! From a document to its sketch, and from sketches to candidate pairs.
+//! From a corpus to sketches: each document read, its chosen text parsed once,
+//! and its words reduced to the sketch of the method at hand.
 //!
 //! **Which text.** Fingerprints are taken of the core content (the readability
 //! extractor's main text, the visible text when extraction finds next to
@@ -13,14 +14,16 @@
 //! Sketching streams: rows are read in chunks, each chunk is parsed on all cores,
 //! and only the sketch (tens of bytes) and the row's names are kept.
 
-use anyhow::{bail, Result};
+use std::path::Path;
+use std::str::FromStr;
+
+use anyhow::{anyhow, bail, Result};
 use rayon::prelude::*;
 
 use super::corpus::{Corpus, DocInfo, OutputPaths};
-use super::{combined, minhash, pugh, simhash, Candidate};
-use crate::distance::hamming;
-use crate::document::Skipped;
-use crate::document::{decode, text, url::UrlParts};
+use super::method::{Method, Sketch};
+use super::Candidate;
+use crate::document::{decode, text, url::UrlParts, Skipped};
 use crate::util::Progress;
 
 /// Rows read and sketched together: enough to keep both cores busy, small
@@ -28,9 +31,7 @@ use crate::util::Progress;
 const CHUNK: usize = 256;
 
 /// The text fingerprints are taken of.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TextChoice {
     /// Main content without boilerplate (slower, the method's notion of duplicate).
@@ -39,42 +40,29 @@ pub enum TextChoice {
     Visible,
 }
 
-/// A candidate generator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Method {
-    /// Charikar fingerprints within Hamming distance k, by permuted tables (Manku).
-    Simhash,
-    /// Broder supershingles, at least 2 shared (by megashingles).
-    Minhash,
-    /// Henzinger: minhash candidates confirmed by a 384-bit Charikar threshold.
-    Combined,
-    /// Pugh: word lists fingerprinted, one shared fingerprint.
-    Pugh,
-}
-
-impl Method {
+impl TextChoice {
     pub fn name(self) -> &'static str {
         match self {
-            Method::Simhash => "simhash",
-            Method::Minhash => "minhash",
-            Method::Combined => "combined",
-            Method::Pugh => "pugh",
+            TextChoice::Core => "core",
+            TextChoice::Visible => "visible",
         }
     }
+}
 
-    /// The columns of evidence a pair carries.
-    pub fn evidence_columns(self) -> &'static [&'static str] {
-        match self {
-            Method::Simhash => &["hamming"],
-            Method::Minhash => &["shared_supershingles"],
-            Method::Combined => &combined::EVIDENCE,
-            Method::Pugh => &["shared_fingerprints"],
+impl FromStr for TextChoice {
+    type Err = anyhow::Error;
+
+    fn from_str(name: &str) -> Result<TextChoice> {
+        match name {
+            "core" => Ok(TextChoice::Core),
+            "visible" => Ok(TextChoice::Visible),
+            _ => Err(anyhow!("text `{name}`: use core or visible")),
         }
     }
 }
 
 /// Which pairs to keep, by the registered domains of their URLs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sites {
     All,
     /// Both URLs on one registered domain (the hard case of the seeds).
@@ -83,175 +71,31 @@ pub enum Sites {
     Cross,
 }
 
-/// Everything a run of a method needs to know.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    pub method: Method,
-    pub text: TextChoice,
-    pub hamming: u32,
-    pub minhash: minhash::Params,
-    pub combined: combined::Params,
-    pub pugh: pugh::Params,
-    pub sites: Sites,
-}
+impl FromStr for Sites {
+    type Err = anyhow::Error;
 
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            method: Method::Simhash,
-            text: TextChoice::Core,
-            hamming: 3,
-            minhash: minhash::Params::default(),
-            combined: combined::Params::default(),
-            pugh: pugh::Params::default(),
-            sites: Sites::All,
+    fn from_str(name: &str) -> Result<Sites> {
+        match name {
+            "all" => Ok(Sites::All),
+            "same" => Ok(Sites::Same),
+            "cross" => Ok(Sites::Cross),
+            _ => Err(anyhow!("sites `{name}`: use all, same or cross")),
         }
     }
 }
 
-impl Settings {
-    pub fn check(&self) -> Result<()> {
-        simhash::Layout::new(self.hamming)?;
-        self.minhash.check()?;
-        self.pugh.check()?;
-        self.combined.check()
-    }
-}
-
-/// What a method keeps of a document. Fields a method does not use stay empty.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Sketch {
-    /// Words of the text; 0 means the document takes part in no pair.
-    pub words: u32,
-    pub simhash: u64,
-    pub wide: Vec<u64>,
-    pub supershingles: Vec<u64>,
-    pub pugh: Vec<u64>,
-}
-
-impl Sketch {
-    pub fn of_words(ids: &[u32], settings: &Settings) -> Sketch {
-        let mut sketch = Sketch {
-            words: ids.len().min(u32::MAX as usize) as u32,
-            simhash: simhash::fingerprint(ids),
-            ..Sketch::default()
-        };
-        match settings.method {
-            Method::Simhash => {}
-            Method::Minhash => {
-                sketch.supershingles = minhash::supershingles(ids, &settings.minhash)
-            }
-            Method::Combined => {
-                sketch.supershingles = minhash::supershingles(ids, &settings.combined.broder);
-                sketch.wide = simhash::wide(ids, settings.combined.charikar_words);
-            }
-            Method::Pugh => sketch.pugh = pugh::fingerprints(ids, &settings.pugh),
-        }
-        sketch
-    }
-
-    /// Reads, parses and sketches one document.
-    pub fn of_file(path: &std::path::Path, settings: &Settings) -> Result<Sketch> {
-        let ids = text::word_ids(&read_text(path, settings.text)?);
-        Ok(Sketch::of_words(&ids, settings))
-    }
+/// Reads, parses and sketches one document.
+pub fn sketch_file(path: &Path, method: &dyn Method, choice: TextChoice) -> Result<Sketch> {
+    Ok(method.sketch(&text::word_ids(&read_text(path, choice)?)))
 }
 
 /// The chosen text of a document file.
-pub fn read_text(path: &std::path::Path, choice: TextChoice) -> Result<String> {
+pub fn read_text(path: &Path, choice: TextChoice) -> Result<String> {
     let body = decode::read_body(path)?;
     Ok(crate::document::attributes::page_text(
         &body,
         choice == TextChoice::Core,
     ))
-}
-
-/// Whether one pair is a candidate, with its evidence: the definition the
-/// search must reproduce (and the stand-alone detector of `baseline`).
-pub fn judge(a: &Sketch, b: &Sketch, settings: &Settings) -> Option<Vec<String>> {
-    if a.words == 0 || b.words == 0 {
-        return None;
-    }
-    match settings.method {
-        Method::Simhash => {
-            let d = hamming(a.simhash, b.simhash);
-            (d <= settings.hamming).then(|| vec![d.to_string()])
-        }
-        Method::Minhash => {
-            let n = minhash::shared(&a.supershingles, &b.supershingles);
-            (n >= settings.minhash.min_shared).then(|| vec![n.to_string()])
-        }
-        Method::Combined => combined::judge(a, b, &settings.combined),
-        Method::Pugh => {
-            let n = pugh::shared(&a.pugh, &b.pugh);
-            (n >= 1).then(|| vec![n.to_string()])
-        }
-    }
-}
-
-/// Every candidate pair among `sketches` (document number = position), sorted.
-pub fn find_pairs(sketches: &[Sketch], settings: &Settings) -> Result<Vec<Candidate>> {
-    let with_words = |s: &Sketch| s.words > 0;
-    let pairs = match settings.method {
-        Method::Simhash => {
-            let layout = simhash::Layout::new(settings.hamming)?;
-            simhash_pairs(sketches, &layout)
-                .into_iter()
-                .map(|(a, b, d)| Candidate {
-                    a,
-                    b,
-                    evidence: vec![d.to_string()],
-                })
-                .collect()
-        }
-        Method::Minhash => sharing(
-            sketches,
-            |s| &s.supershingles,
-            settings.minhash.min_shared,
-            with_words,
-        ),
-        Method::Pugh => sharing(sketches, |s| &s.pugh, 1, with_words),
-        Method::Combined => combined::pairs(sketches, &settings.combined)?,
-    };
-    Ok(pairs)
-}
-
-/// Pairs within the layout's distance among documents with words.
-pub fn simhash_pairs(sketches: &[Sketch], layout: &simhash::Layout) -> Vec<(u32, u32, u32)> {
-    let live: Vec<u32> = (0..sketches.len() as u32)
-        .filter(|&i| sketches[i as usize].words > 0)
-        .collect();
-    let fingerprints: Vec<u64> = live.iter().map(|&i| sketches[i as usize].simhash).collect();
-    simhash::pairs_within(&fingerprints, layout)
-        .into_iter()
-        .map(|(a, b, d)| (live[a as usize], live[b as usize], d))
-        .collect()
-}
-
-fn sharing(
-    sketches: &[Sketch],
-    field: impl Fn(&Sketch) -> &Vec<u64>,
-    min_shared: usize,
-    keep: impl Fn(&Sketch) -> bool,
-) -> Vec<Candidate> {
-    let vectors: Vec<Vec<u64>> = sketches
-        .iter()
-        .map(|s| {
-            if keep(s) {
-                field(s).clone()
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
-    super::pairs_sharing(&vectors, min_shared)
-        .into_iter()
-        .map(|(a, b, n)| Candidate {
-            a,
-            b,
-            evidence: vec![n.to_string()],
-        })
-        .collect()
 }
 
 /// Keeps the pairs of the wanted kind of site.
@@ -288,7 +132,8 @@ pub struct Sketched {
 /// cannot be read is an error naming its row, or, with `skip_bad`, skipped.
 pub fn sketch_corpus(
     corpus: &Corpus,
-    settings: &Settings,
+    method: &dyn Method,
+    text: TextChoice,
     paths: &OutputPaths,
     skip_bad: bool,
     keep: impl Fn(&str) -> bool,
@@ -315,7 +160,7 @@ pub fn sketch_corpus(
         let sketched: Vec<Result<Sketch>> = chunk
             .par_iter()
             .map(|doc| {
-                let s = Sketch::of_file(&doc.html, settings);
+                let s = sketch_file(&doc.html, method, text);
                 progress.inc();
                 s
             })
@@ -345,89 +190,6 @@ pub fn sketch_corpus(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng};
-
-    /// Word sequences: some random, some copies with a few words changed.
-    fn texts(seed: u64) -> Vec<Vec<u32>> {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut out: Vec<Vec<u32>> = (0..60)
-            .map(|_| {
-                (0..rng.random_range(20..120))
-                    .map(|_| rng.random_range(0..400))
-                    .collect()
-            })
-            .collect();
-        for i in 0..40 {
-            let mut copy = out[i].clone();
-            for _ in 0..rng.random_range(0..4) {
-                let at = rng.random_range(0..copy.len());
-                copy[at] = rng.random_range(0..400);
-            }
-            out.push(copy);
-        }
-        out.push(Vec::new());
-        out
-    }
-
-    #[test]
-    fn every_method_finds_exactly_the_pairs_its_judge_accepts() {
-        let sketches_for = |settings: &Settings| -> Vec<Sketch> {
-            texts(3)
-                .iter()
-                .map(|t| Sketch::of_words(t, settings))
-                .collect()
-        };
-        let settings_list = [
-            Settings {
-                method: Method::Simhash,
-                hamming: 3,
-                ..Settings::default()
-            },
-            Settings {
-                method: Method::Simhash,
-                hamming: 6,
-                ..Settings::default()
-            },
-            Settings {
-                method: Method::Minhash,
-                ..Settings::default()
-            },
-            Settings {
-                method: Method::Pugh,
-                ..Settings::default()
-            },
-            Settings {
-                method: Method::Combined,
-                ..Settings::default()
-            },
-            Settings {
-                method: Method::Combined,
-                combined: combined::Params {
-                    union_hamming: Some(4),
-                    ..combined::Params::default()
-                },
-                ..Settings::default()
-            },
-        ];
-        for settings in settings_list {
-            let sketches = sketches_for(&settings);
-            let found = find_pairs(&sketches, &settings).unwrap();
-            let mut brute = Vec::new();
-            for a in 0..sketches.len() {
-                for b in a + 1..sketches.len() {
-                    if let Some(evidence) = judge(&sketches[a], &sketches[b], &settings) {
-                        brute.push(Candidate {
-                            a: a as u32,
-                            b: b as u32,
-                            evidence,
-                        });
-                    }
-                }
-            }
-            assert_eq!(found, brute, "{settings:?}");
-            assert!(!found.is_empty(), "{settings:?} found nothing to compare");
-        }
-    }
 
     #[test]
     fn site_filter_splits_same_and_cross() {

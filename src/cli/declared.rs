@@ -3,7 +3,9 @@
 //! come back by name for the chosen method to parse and check.
 
 use std::marker::PhantomData;
+use std::str::FromStr;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Arg, ArgMatches, Command};
 
 use crate::util::params::{Param, ParamValues};
@@ -14,6 +16,15 @@ pub(super) trait Declares {
     fn params() -> Vec<Param>;
 }
 
+/// The candidate methods' parameters (`candidates`, `baseline`).
+pub(super) struct Methods;
+
+impl Declares for Methods {
+    fn params() -> Vec<Param> {
+        unique(crate::candidates::METHODS.iter().flat_map(|m| m.params))
+    }
+}
+
 /// The estimators' parameters (`train`).
 pub(super) struct Estimators;
 
@@ -21,6 +32,20 @@ impl Declares for Estimators {
     fn params() -> Vec<Param> {
         unique(crate::model::estimator::KINDS.iter().flat_map(|k| k.params))
     }
+}
+
+/// A flag taking one of `names` (each with its help), parsed into the library's type.
+pub(super) fn one_of<T>(
+    names: impl IntoIterator<Item = (&'static str, &'static str)>,
+) -> impl TypedValueParser<Value = T>
+where
+    T: FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
+    let values = names
+        .into_iter()
+        .map(|(name, help)| PossibleValue::new(name).help(help));
+    PossibleValuesParser::new(values).try_map(|s| s.parse::<T>().map_err(|e| e.to_string()))
 }
 
 fn unique<'a>(params: impl Iterator<Item = &'a Param>) -> Vec<Param> {
@@ -34,7 +59,6 @@ fn unique<'a>(params: impl Iterator<Item = &'a Param>) -> Vec<Param> {
 }
 
 /// The values given for the parameters `D` declares.
-#[derive(Debug, Clone, Default)]
 pub(super) struct Declared<D> {
     pub values: ParamValues,
     registry: PhantomData<D>,

@@ -1,11 +1,10 @@
 //! `twinpage evaluate`: how a model does on labelled pairs, overall and by group.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 
-use crate::model::{Confusion, Metrics};
+use crate::evaluate::grouped::{self, Grouped};
 use crate::pipeline;
 
 /// Precision, recall, F1, accuracy, confusion matrix and review share on labelled pairs.
@@ -34,47 +33,8 @@ pub fn run(args: Args) -> Result<()> {
     let (model, batch) =
         super::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
     let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
-    let by_columns: Vec<Option<usize>> = match &args.by {
-        None => vec![None; batch.files.len()],
-        Some(col) => batch
-            .files
-            .iter()
-            .map(|f| {
-                f.headers
-                    .iter()
-                    .position(|h| h == col)
-                    .map(Some)
-                    .with_context(|| format!("{}: no column `{col}` to group by", f.path.display()))
-            })
-            .collect::<Result<_>>()?,
-    };
     let outcomes = pipeline::score(&batch, &model);
-    let mut overall = Confusion::default();
-    let mut groups: BTreeMap<String, Confusion> = BTreeMap::new();
-    let rows = batch
-        .files
-        .iter()
-        .zip(&by_columns)
-        .flat_map(|(f, col)| f.pairs.iter().map(move |p| (p, *col)));
-    for ((pair, col), outcome) in rows.zip(&outcomes) {
-        let Some(o) = outcome else { continue };
-        let Some(label) = pair.label else {
-            bail!(
-                "{}: no label; evaluate needs a `label` on every row",
-                pair.location()
-            );
-        };
-        overall.add(label, o.p_duplicate, o.decision);
-        if let Some(c) = col {
-            groups
-                .entry(pair.fields[c].clone())
-                .or_default()
-                .add(label, o.p_duplicate, o.decision);
-        }
-    }
-    let overall = overall.metrics();
-    let groups: BTreeMap<String, Metrics> =
-        groups.into_iter().map(|(k, c)| (k, c.metrics())).collect();
+    let Grouped { overall, groups } = grouped::by_column(&batch, &outcomes, args.by.as_deref())?;
     if args.json {
         let report = serde_json::json!({
             "model": model.id,

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::declared::one_of;
 use crate::candidates::corpus::{write_pairs, Corpus, DocInfo, OutputPaths};
 use crate::candidates::index::{Index, Shard};
-use crate::candidates::sketch::{self, Method, Settings, Sketched, TextChoice};
+use crate::candidates::simhash::{Simhash, DEFAULT_HAMMING};
+use crate::candidates::sketch::{self, Sketched, TextChoice};
 
 /// A lasting index of 64-bit Charikar fingerprints (see README: the index).
 #[derive(clap::Args)]
@@ -32,7 +34,7 @@ struct Common {
     #[arg(long, value_name = "DOCS")]
     docs: PathBuf,
     /// Largest Hamming distance between fingerprints.
-    #[arg(long, value_name = "K", default_value_t = 3)]
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_HAMMING)]
     hamming: u32,
     /// Only this slice of the documents: those whose URL hashes (FNV-1a 64) to i modulo N.
     #[arg(long, value_name = "i/N")]
@@ -47,8 +49,11 @@ struct Common {
 struct AddArgs {
     #[command(flatten)]
     common: Common,
-    /// Text fingerprinted, for a new index (an existing one keeps its own).
-    #[arg(long, value_enum)]
+    /// Text fingerprinted, for a new index (an existing one keeps its own) [default: core].
+    #[arg(long, value_parser = one_of::<TextChoice>([
+        ("core", "main content without boilerplate"),
+        ("visible", "all visible text of the page"),
+    ]))]
     text: Option<TextChoice>,
     /// Also write the pairs found (new against stored, and among the new ones) here, or - for stdout.
     #[arg(long, value_name = "F.csv")]
@@ -121,17 +126,12 @@ fn query(args: QueryArgs) -> Result<()> {
 
 /// Opens the new documents and fingerprints their slice, with absolute paths.
 fn sketch_new(c: &Common, index: &Index) -> Result<(Corpus, Sketched)> {
-    let settings = Settings {
-        method: Method::Simhash,
-        text: index.manifest.text,
-        hamming: c.hamming,
-        ..Settings::default()
-    };
-    settings.check()?;
+    let simhash = Simhash::new(c.hamming)?;
     let corpus = Corpus::open(&c.docs)?;
     let shard = c.shard.unwrap_or(Shard::all());
     let paths = OutputPaths::absolute(&corpus.base);
-    let sketched = sketch::sketch_corpus(&corpus, &settings, &paths, c.skip_bad, |url| {
+    let text = index.manifest.text;
+    let sketched = sketch::sketch_corpus(&corpus, &simhash, text, &paths, c.skip_bad, |url| {
         shard.contains(url)
     })?;
     Ok((corpus, sketched))

@@ -42,12 +42,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use md5::{Digest, Md5};
 
-use super::minhash;
+use crate::candidates::minhash;
 use crate::document::text;
 use crate::util::hash::{fnv1a, mix64};
 
 /// The detectors of the seed's Table 1, and A12.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Detector {
     A0,
     A1,
@@ -78,6 +78,18 @@ impl Detector {
         Detector::A10,
         Detector::A12,
     ];
+
+    /// The detector `a0`…`a12` (any case) names.
+    pub fn from_code(code: &str) -> Option<Detector> {
+        Detector::ALL
+            .into_iter()
+            .find(|d| d.code().eq_ignore_ascii_case(code))
+    }
+
+    /// Its short code, as `--method` takes it: `a0` … `a12`.
+    pub fn code(self) -> &'static str {
+        self.name().split(' ').next().unwrap_or_default()
+    }
 
     pub fn name(self) -> &'static str {
         match self {

@@ -1,0 +1,8 @@
+//! Judging: a model's figures on labelled pairs broken down by any column
+//! ([`grouped`]), and the classic detectors on the same pairs ([`baseline`]: the
+//! candidate methods and the Yandex signature detectors of [`signatures`], each
+//! as a stand-alone duplicate detector).
+
+pub mod baseline;
+pub mod grouped;
+pub mod signatures;
