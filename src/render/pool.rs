@@ -12,7 +12,7 @@
 
 use super::chromium::Chromium;
 use super::server::Server;
-use super::{read_document, served_name, RenderOptions, Rendered};
+use super::{lock, read_document, served_name, RenderOptions, Rendered};
 use anyhow::{anyhow, Context, Result};
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
@@ -92,9 +92,7 @@ impl Pool {
     }
 
     fn free(&self) -> MutexGuard<'_, Vec<Slot>> {
-        self.free
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.free)
     }
 
     /// Waits for a free slot.

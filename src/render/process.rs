@@ -8,7 +8,7 @@
 //!
 //! Chromium's version is read here too: it is part of the render cache's key.
 
-use super::RenderOptions;
+use super::{lock, RenderOptions};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::os::unix::process::CommandExt;
@@ -169,7 +169,7 @@ fn live() -> MutexGuard<'static, Live> {
         groups: Vec::new(),
         profile_roots: Vec::new(),
     });
-    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    lock(&LIVE)
 }
 
 /// On SIGINT or SIGTERM: kill every browser, remove their profiles, exit 130.

@@ -10,6 +10,7 @@
 //! HTTP is hyper's, routed by axum, on a small tokio runtime of the server's own:
 //! dropping the server drops the runtime, which closes the port and every connection.
 
+use super::lock;
 use anyhow::{Context, Result};
 use axum::body::Bytes;
 use axum::extract::rejection::PathRejection;
@@ -51,6 +52,8 @@ struct Published {
     body: Bytes,
 }
 
+/// The documents on offer by token. A panic while holding it leaves it consistent
+/// (single inserts and removes), so a poisoned lock is used as it is.
 type Catalogue = Arc<Mutex<HashMap<String, Published>>>;
 
 pub(crate) struct Server {
@@ -139,13 +142,6 @@ impl Server {
             url,
         })
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // A panic while holding the map leaves it consistent (single inserts/removes).
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 async fn accept_loop(listener: TcpListener, routes: Router) {
