@@ -6,7 +6,7 @@
 //! browser simply misses. Files are written whole or not at all (temporary file +
 //! rename), the PNG first: a JSON file is only ever there with its screenshot.
 
-use super::{browser, Rendered, RENDERER_VERSION};
+use super::{process, Rendered, RENDERER_VERSION};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -31,7 +31,7 @@ impl RenderCache {
     /// `TWINPAGE_CHROMIUM` or `/usr/bin/chromium`.
     pub fn key(content_hash: &[u8; 32]) -> String {
         let mut hasher = blake3::Hasher::new();
-        for part in [RENDERER_VERSION, browser::installed_version()] {
+        for part in [RENDERER_VERSION, process::installed_version()] {
             // Length-prefixed, so that no two (version, version) pairs hash alike.
             hasher.update(&(part.len() as u64).to_le_bytes());
             hasher.update(part.as_bytes());

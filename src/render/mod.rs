@@ -18,16 +18,23 @@
 //! served from a loopback server rooted at its folder (so it can fetch its
 //! siblings), and every request to any other address is blocked in the browser.
 //!
-//! - [`Renderer`] owns a pool of browsers (`browser.rs`) and renders documents on it;
+//! - [`Renderer`] owns a pool of browsers (`pool.rs`) and renders documents on it;
 //! - [`RenderCache`] (`cache.rs`) keeps renders on disk, keyed by content and version;
 //! - [`supply`] (`supply.rs`) gets a run its rendered bodies: stored, cached or rendered;
+//! - `chromium.rs` is one browser with its tab, `process.rs` its processes (launch,
+//!   kill, Ctrl-C), `confine.rs` keeps its navigations home and `watchdog.rs` rescues
+//!   a render that hangs;
 //! - `server.rs` is the loopback server, `page.rs` one render on one tab.
 
-mod browser;
 mod cache;
+mod chromium;
+mod confine;
 mod page;
+mod pool;
+mod process;
 mod server;
 mod supply;
+mod watchdog;
 
 pub use cache::RenderCache;
 pub use supply::{
@@ -37,7 +44,7 @@ pub use supply::{
 
 use crate::document::decode::MAX_BODY_BYTES;
 use anyhow::{bail, Context, Result};
-use browser::{Pool, Slot};
+use pool::{Pool, Slot};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -127,12 +134,12 @@ impl Renderer {
                 options.chromium.display()
             );
         }
-        browser::install_interrupt_handler();
+        process::install_interrupt_handler();
         let profiles = tempfile::Builder::new()
             .prefix("twinpage-chromium-")
             .tempdir()
             .context("cannot create a folder for browser profiles")?;
-        browser::register_profile_root(profiles.path());
+        process::register_profile_root(profiles.path());
         let slots = (0..options.tabs.max(1))
             .map(Slot::new)
             .collect::<Result<Vec<_>>>()?;
@@ -222,8 +229,8 @@ impl Drop for Renderer {
     /// anything still carrying one of its profiles, before the profiles are removed.
     fn drop(&mut self) {
         self.pool.clear();
-        browser::kill_processes_mentioning(&browser::profile_root_marker(self.profiles.path()));
-        browser::unregister_profile_root(self.profiles.path());
+        process::kill_processes_mentioning(&process::profile_root_marker(self.profiles.path()));
+        process::unregister_profile_root(self.profiles.path());
     }
 }
 

@@ -6,40 +6,63 @@
 //! `Cache-Control: no-store` keep the browser from reusing an earlier render's files.
 //! The server only answers GET and HEAD for regular files inside the root: a page is
 //! untrusted, and whatever it can read ends up in the synthetic body.
+//!
+//! HTTP is hyper's, routed by axum, on a small tokio runtime of the server's own:
+//! dropping the server drops the runtime, which closes the port and every connection.
 
+use super::lock;
 use anyhow::{Context, Result};
+use axum::body::Bytes;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path as UrlPath, Request, State};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::{HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::Ipv4Addr;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::runtime::Runtime;
 
-/// How long a connection may stay silent. Chromium preconnects sockets it may never
-/// use; without a timeout each would pin a thread forever.
-const IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a connection may take to send its request and take the answer. Chromium
+/// preconnects sockets it may never use, and stops reading when its page is stuck;
+/// without a bound each would pin a task (and the bytes it serves) forever.
+const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest request head accepted; browsers send well under this.
-const MAX_HEAD: u64 = 32 * 1024;
+const MAX_HEAD: usize = 32 * 1024;
 /// Largest sibling file served, so a huge file cannot exhaust memory.
 const MAX_FILE: u64 = 64 * 1024 * 1024;
+/// Threads that read sibling files, beside the one that runs the connections: a
+/// read must not hold up the other connections.
+const FILE_READERS: usize = 2;
 
 /// One document on offer: its folder, its name in the URL and its (decompressed) bytes.
 struct Published {
     root: PathBuf,
     name: String,
-    body: Arc<Vec<u8>>,
+    body: Bytes,
 }
 
+/// The documents on offer by token. A panic while holding it leaves it consistent
+/// (single inserts and removes), so a poisoned lock is used as it is.
 type Catalogue = Arc<Mutex<HashMap<String, Published>>>;
 
 pub(crate) struct Server {
     port: u16,
     catalogue: Catalogue,
     next_token: AtomicU64,
-    stopping: Arc<AtomicBool>,
-    accept_loop: Option<JoinHandle<()>>,
+    /// Runs the accept loop and the connections; dropping it stops them and waits
+    /// for its threads.
+    _runtime: Runtime,
 }
 
 /// A document published on the server; it is withdrawn when this is dropped.
@@ -64,23 +87,25 @@ impl Drop for Publication<'_> {
 impl Server {
     /// Binds a free port on 127.0.0.1 and starts answering in the background.
     pub(crate) fn start() -> Result<Server> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .max_blocking_threads(FILE_READERS)
+            .thread_name("render-server")
+            .enable_io()
+            .enable_time()
+            .build()
+            .context("cannot start the render server's runtime")?;
+        let listener = runtime
+            .block_on(TcpListener::bind((Ipv4Addr::LOCALHOST, 0)))
             .context("cannot bind a loopback port for the render server")?;
         let port = listener.local_addr()?.port();
         let catalogue: Catalogue = Arc::default();
-        let stopping = Arc::new(AtomicBool::new(false));
-        let accept_loop = {
-            let (catalogue, stopping) = (catalogue.clone(), stopping.clone());
-            std::thread::Builder::new()
-                .name(format!("render-server-{port}"))
-                .spawn(move || accept_loop(listener, catalogue, stopping))?
-        };
+        runtime.spawn(accept_loop(listener, routes(catalogue.clone())));
         Ok(Server {
             port,
             catalogue,
             next_token: AtomicU64::new(0),
-            stopping,
-            accept_loop: Some(accept_loop),
+            _runtime: runtime,
         })
     }
 
@@ -108,7 +133,7 @@ impl Server {
         let published = Published {
             root,
             name: name.to_string(),
-            body: Arc::new(body),
+            body: Bytes::from(body),
         };
         lock(&self.catalogue).insert(token.clone(), published);
         Ok(Publication {
@@ -119,142 +144,80 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stopping.store(true, Ordering::SeqCst);
-        // accept() blocks; one last connection wakes it up to see the flag.
-        let _ = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port));
-        if let Some(handle) = self.accept_loop.take() {
-            let _ = handle.join();
-        }
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // A panic while holding the map leaves it consistent (single inserts/removes).
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn accept_loop(listener: TcpListener, catalogue: Catalogue, stopping: Arc<AtomicBool>) {
-    for stream in listener.incoming() {
-        if stopping.load(Ordering::SeqCst) {
-            break;
-        }
-        let Ok(stream) = stream else { continue };
-        let catalogue = catalogue.clone();
-        // One thread per connection: a slow or idle connection never holds up others.
-        let _ = std::thread::Builder::new()
-            .name("render-server-conn".into())
-            .spawn(move || {
-                let _ = serve_connection(stream, &catalogue);
-            });
-    }
-}
-
-/// Answers one request and closes the connection (no keep-alive: simpler, and the
-/// browser opens several connections in parallel anyway).
-fn serve_connection(stream: TcpStream, catalogue: &Catalogue) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(IO_TIMEOUT))?;
-    stream.set_write_timeout(Some(IO_TIMEOUT))?;
-    let Some((method, target)) = read_request_head(&stream)? else {
-        return Ok(());
-    };
-    let response = match method.as_str() {
-        "GET" | "HEAD" => lookup(catalogue, &target),
-        _ => Response::status(405, "Method Not Allowed"),
-    };
-    response.write_to(stream, method == "HEAD")
-}
-
-/// Reads the request line and skips the headers; None when the peer sent nothing usable.
-fn read_request_head(stream: &TcpStream) -> std::io::Result<Option<(String, String)>> {
-    let mut reader = BufReader::new(stream.take(MAX_HEAD));
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line)? == 0 {
-        return Ok(None);
-    }
-    let mut header = String::new();
+async fn accept_loop(listener: TcpListener, routes: Router) {
     loop {
-        header.clear();
-        if reader.read_line(&mut header)? == 0 || header == "\r\n" || header == "\n" {
-            break;
+        if let Ok((stream, _)) = listener.accept().await {
+            // A task per connection: a slow or idle connection never holds up others.
+            tokio::spawn(serve_connection(stream, routes.clone()));
         }
-    }
-    let mut parts = request_line.split_whitespace();
-    match (parts.next(), parts.next()) {
-        (Some(method), Some(target)) => Ok(Some((method.to_string(), target.to_string()))),
-        _ => Ok(None),
     }
 }
 
-struct Response {
-    code: u16,
-    reason: &'static str,
-    content_type: &'static str,
-    body: Arc<Vec<u8>>,
+/// Answers one request and closes the connection. Without keep-alive, the timeout
+/// bounds the connection's whole life; the browser opens several in parallel anyway.
+async fn serve_connection(stream: TcpStream, routes: Router) {
+    let connection = http1::Builder::new()
+        .keep_alive(false)
+        .auto_date_header(false)
+        .max_header_size(MAX_HEAD)
+        .serve_connection(TokioIo::new(stream), TowerToHyperService::new(routes));
+    // Timing out drops the connection, which closes it.
+    let _ = tokio::time::timeout(EXCHANGE_TIMEOUT, connection).await;
 }
 
-impl Response {
-    fn status(code: u16, reason: &'static str) -> Response {
-        Response {
-            code,
-            reason,
-            content_type: "text/plain",
-            body: Arc::new(reason.as_bytes().to_vec()),
-        }
-    }
-
-    fn ok(content_type: &'static str, body: Arc<Vec<u8>>) -> Response {
-        Response {
-            code: 200,
-            reason: "OK",
-            content_type,
-            body,
-        }
-    }
-
-    fn write_to(&self, mut stream: TcpStream, head_only: bool) -> std::io::Result<()> {
-        let head = format!(
-            "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n\
-             Cache-Control: no-store\r\nConnection: close\r\n\r\n",
-            self.code,
-            self.reason,
-            self.content_type,
-            self.body.len()
-        );
-        stream.write_all(head.as_bytes())?;
-        if !head_only {
-            stream.write_all(&self.body)?;
-        }
-        stream.flush()
-    }
+/// `/token/relative/path` names the published document or a file beside it.
+fn routes(catalogue: Catalogue) -> Router {
+    Router::new()
+        .route("/{token}/{*relative}", get(lookup))
+        .fallback(|| async { status(StatusCode::NOT_FOUND) })
+        .layer(middleware::from_fn(reads_only))
+        .with_state(catalogue)
 }
 
-/// Maps `/token/relative/path?query` to the published document or a file beside it.
-fn lookup(catalogue: &Catalogue, target: &str) -> Response {
-    let path = target.split(['?', '#']).next().unwrap_or_default();
-    let Some(path) = percent_decode(path) else {
-        return Response::status(400, "Bad Request");
+/// Around every answer: only GET and HEAD are served, and never cached.
+async fn reads_only(request: Request, next: Next) -> Response {
+    let mut response = match *request.method() {
+        Method::GET | Method::HEAD => next.run(request).await,
+        _ => status(StatusCode::METHOD_NOT_ALLOWED),
     };
-    let mut segments = path.trim_start_matches('/').splitn(2, '/');
-    let token = segments.next().unwrap_or_default();
-    let relative = segments.next().unwrap_or_default();
+    let no_store = HeaderValue::from_static("no-store");
+    response.headers_mut().insert(CACHE_CONTROL, no_store);
+    response
+}
+
+/// The published document or a file beside it; `path` comes percent-decoded.
+async fn lookup(
+    State(catalogue): State<Catalogue>,
+    path: Result<UrlPath<(String, String)>, PathRejection>,
+) -> Response {
+    let Ok(UrlPath((token, relative))) = path else {
+        return status(StatusCode::BAD_REQUEST);
+    };
     let root = {
-        let catalogue = lock(catalogue);
-        let Some(published) = catalogue.get(token) else {
-            return Response::status(404, "Not Found");
+        let catalogue = lock(&catalogue);
+        let Some(published) = catalogue.get(&token) else {
+            return status(StatusCode::NOT_FOUND);
         };
         if relative == published.name {
-            return Response::ok("text/html", published.body.clone());
+            return ok("text/html", published.body.clone());
         }
         published.root.clone()
     };
-    match read_sibling(&root, relative) {
-        Some(bytes) => Response::ok(content_type(relative), Arc::new(bytes)),
-        None => Response::status(404, "Not Found"),
+    let content_type = content_type(&relative);
+    match tokio::task::spawn_blocking(move || read_sibling(&root, &relative)).await {
+        Ok(Some(bytes)) => ok(content_type, Bytes::from(bytes)),
+        _ => status(StatusCode::NOT_FOUND),
     }
+}
+
+fn ok(content_type: &'static str, body: Bytes) -> Response {
+    ([(CONTENT_TYPE, content_type)], body).into_response()
+}
+
+/// An answer without a file: the status's reason as plain text.
+fn status(code: StatusCode) -> Response {
+    let reason = code.canonical_reason().unwrap_or_default();
+    (code, [(CONTENT_TYPE, "text/plain")], reason).into_response()
 }
 
 /// Reads `relative` under `root` if it is a regular file that really lies inside it
@@ -298,24 +261,6 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
-/// Decodes `%XX` escapes; None for malformed escapes or non-UTF-8 results.
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            decoded.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            decoded.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(decoded).ok()
-}
-
 /// Escapes everything but unreserved characters, so any file name makes a valid URL.
 fn percent_encode(text: &str) -> String {
     text.bytes()
@@ -326,4 +271,143 @@ fn percent_encode(text: &str) -> String {
             _ => format!("%{byte:02X}"),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// An answer: its status code, its head in lower case, its body.
+    struct Answer {
+        code: u16,
+        head: String,
+        body: String,
+    }
+
+    /// Sends `request` ("METHOD /path") over a raw connection and reads the answer.
+    fn ask(server: &Server, request: &str) -> Answer {
+        let mut stream =
+            std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, server.port())).expect("connects");
+        stream
+            .set_read_timeout(Some(2 * EXCHANGE_TIMEOUT))
+            .expect("sets a timeout");
+        write!(stream, "{request} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").expect("sends");
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .expect("reads to the end");
+        let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+        let code = head.split(' ').nth(1).and_then(|code| code.parse().ok());
+        Answer {
+            code: code.expect("a status code"),
+            head: head.to_ascii_lowercase(),
+            body: body.to_string(),
+        }
+    }
+
+    /// `top/site` holds a document's siblings; `top/secret.txt` lies outside, and
+    /// symlinks in the site lead to it.
+    fn site() -> tempfile::TempDir {
+        let top = tempfile::tempdir().expect("temporary folder");
+        let site = top.path().join("site");
+        std::fs::create_dir_all(site.join("sub")).expect("creates folders");
+        for (name, content) in [
+            ("secret.txt", "secret"),
+            ("site/data.json", "{}"),
+            ("site/sub/style.css", "p {}"),
+        ] {
+            std::fs::write(top.path().join(name), content).expect("writes a file");
+        }
+        std::os::unix::fs::symlink("../secret.txt", site.join("link.txt")).expect("symlink");
+        std::os::unix::fs::symlink("..", site.join("up")).expect("symlink");
+        let big = std::fs::File::create(site.join("big.bin")).expect("creates a file");
+        big.set_len(MAX_FILE + 1).expect("grows a sparse file");
+        top
+    }
+
+    #[test]
+    fn serves_the_document_and_files_inside_its_folder_only() {
+        let top = site();
+        let server = Server::start().expect("starts");
+        let publication = server
+            .publish(
+                &top.path().join("site"),
+                "a page 100%.html",
+                b"<p>hi</p>".to_vec(),
+            )
+            .expect("publishes");
+        let path = publication.url().trim_start_matches(&server.origin());
+        assert_eq!(path, "/r0/a%20page%20100%25.html");
+
+        let page = ask(&server, &format!("GET {path}"));
+        assert_eq!((page.code, page.body.as_str()), (200, "<p>hi</p>"));
+        assert!(
+            page.head.contains("\r\ncontent-type: text/html\r\n"),
+            "{}",
+            page.head
+        );
+        let css = ask(&server, "GET /r0/sub/style.css?v=1");
+        assert_eq!((css.code, css.body.as_str()), (200, "p {}"));
+        assert!(
+            css.head.contains("\r\ncontent-type: text/css\r\n"),
+            "{}",
+            css.head
+        );
+        let head = ask(&server, "HEAD /r0/data.json");
+        assert_eq!((head.code, head.body.as_str()), (200, ""));
+        assert!(head.head.contains("\r\ncontent-length: 2"), "{}", head.head);
+        assert!(head.head.contains("\r\ncontent-type: application/json"));
+
+        for outside in [
+            "/r0/missing.txt",
+            "/r0/../secret.txt",
+            "/r0/%2E%2E/secret.txt",
+            "/r0/sub%2F..%2F..%2Fsecret.txt",
+            "/r0/link.txt",
+            "/r0/up/secret.txt",
+            "/r0/sub",
+            "/r0/big.bin",
+            "/r1/data.json",
+            "/r0",
+            "/",
+        ] {
+            let answer = ask(&server, &format!("GET {outside}"));
+            assert_eq!(
+                (answer.code, answer.body.as_str()),
+                (404, "Not Found"),
+                "{outside}"
+            );
+        }
+        for request in [
+            "POST /r0/data.json",
+            "PUT /elsewhere",
+            "OPTIONS /r0/data.json",
+        ] {
+            let answer = ask(&server, request);
+            assert_eq!(answer.code, 405, "{request}");
+            assert!(
+                answer.head.contains("\r\ncache-control: no-store"),
+                "{request}"
+            );
+        }
+        assert!(page.head.contains("\r\ncache-control: no-store"));
+        drop(publication);
+        assert_eq!(ask(&server, "GET /r0/data.json").code, 404);
+    }
+
+    #[test]
+    fn a_silent_connection_is_closed_and_a_dropped_server_frees_its_port() {
+        let server = Server::start().expect("starts");
+        let address = (Ipv4Addr::LOCALHOST, server.port());
+        let mut silent = std::net::TcpStream::connect(address).expect("connects");
+        silent
+            .set_read_timeout(Some(2 * EXCHANGE_TIMEOUT))
+            .expect("sets a timeout");
+        let mut nothing = Vec::new();
+        let read = silent.read_to_end(&mut nothing);
+        assert!(matches!(read, Ok(0)), "{read:?}");
+        drop(server);
+        assert!(std::net::TcpStream::connect(address).is_err());
+    }
 }

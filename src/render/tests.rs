@@ -1,6 +1,6 @@
 //! These tests drive the real Chromium (`/usr/bin/chromium`, or TWINPAGE_CHROMIUM).
 
-use super::browser::{processes_mentioning, profile_root_marker};
+use super::process::{processes_mentioning, profile_root_marker};
 use super::*;
 use std::io::Write;
 use std::net::TcpListener;

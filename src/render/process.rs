@@ -1,0 +1,266 @@
+//! Chromium's processes: launching a browser, and making sure none outlives us.
+//!
+//! We start Chromium ourselves instead of through headless_chrome's launcher, in a
+//! process group of its own, and connect to it: headless_chrome can leave child
+//! processes behind when a browser is dropped, while killing the group takes the
+//! zygotes, renderers and utility processes with it. The groups are out of the
+//! terminal's reach, so the live ones are registered here for the Ctrl-C handler.
+//!
+//! Chromium's version is read here too: it is part of the render cache's key.
+
+use super::{lock, RenderOptions};
+use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Flags for every browser. Debian's Chromium keeps trying to reach the network
+/// (component updates, sync, field trials) unless told not to; the network is closed
+/// here, and a render must never depend on it anyway.
+const FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox", // we run as root, where the sandbox cannot start
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-quic",
+    "--disable-extensions",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,\
+     BackForwardCache",
+    // One renderer process, reused by every document and by about:blank. Otherwise
+    // site isolation and the back-forward cache start two new processes per render.
+    "--renderer-process-limit=1",
+    "--disable-site-isolation-trials",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--force-device-scale-factor=1",
+    "--deny-permission-prompts",
+    // A render runs in the background of a batch; it must not be slowed as a hidden tab.
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    // Only 127.0.0.1 resolves: no DNS, no name of any other host.
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+    // Every connection, loopback included, goes to a proxy on a closed port and fails,
+    // except the ones to the slot's server (the bypass list is added per launch).
+    "--proxy-server=http://127.0.0.1:1",
+    // WebRTC sends UDP around the proxy; forbid that.
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--remote-debugging-port=0",
+];
+
+/// How long Chromium may take to open its DevTools port.
+const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The Chromium process group; killed, reaped and its profile removed when dropped.
+pub(super) struct Process {
+    child: Child,
+    group: i32,
+    profile: PathBuf,
+}
+
+impl Process {
+    pub(super) fn spawn(
+        options: &RenderOptions,
+        profile: &Path,
+        server_port: u16,
+    ) -> Result<Process> {
+        std::fs::create_dir_all(profile)?;
+        let log = File::create(profile.join("chromium.log"))?;
+        // Held from spawn to registration, so that an interrupt cannot fall between.
+        let mut live = live();
+        let child = Command::new(&options.chromium)
+            .args(FLAGS)
+            .arg(format!(
+                "--proxy-bypass-list=<-loopback>;127.0.0.1:{server_port}"
+            ))
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!(
+                "--window-size={},{}",
+                options.window.0, options.window.1
+            ))
+            .arg("about:blank")
+            // Chromium keeps singleton sockets in TMPDIR, which a killed browser
+            // cannot remove: inside the profile they go with it.
+            .env("TMPDIR", profile)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .with_context(|| format!("cannot run {}", options.chromium.display()))?;
+        let group = i32::try_from(child.id())?;
+        live.groups.push(group);
+        Ok(Process {
+            child,
+            group,
+            profile: profile.to_path_buf(),
+        })
+    }
+
+    /// Waits for the DevTools WebSocket URL, which Chromium writes to its profile.
+    pub(super) fn devtools_url(&mut self) -> Result<String> {
+        let port_file = self.profile.join("DevToolsActivePort");
+        let started = Instant::now();
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&port_file) {
+                let mut lines = text.lines();
+                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                    return Ok(format!("ws://127.0.0.1:{port}{path}"));
+                }
+            }
+            if let Some(status) = self.child.try_wait()? {
+                bail!("Chromium exited at start ({status}): {}", self.log_tail());
+            }
+            if started.elapsed() > LAUNCH_TIMEOUT {
+                bail!(
+                    "Chromium did not start in {LAUNCH_TIMEOUT:?}: {}",
+                    self.log_tail()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub(super) fn running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// The process group: the browser and every process it started.
+    pub(super) fn group(&self) -> i32 {
+        self.group
+    }
+
+    fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.profile.join("chromium.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(5)..].join(" | ")
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        kill_group(self.group);
+        let _ = self.child.wait();
+        // The NUL ends the argument, so that slot0-1 does not match slot0-10.
+        kill_processes_mentioning(&format!("--user-data-dir={}\0", self.profile.display()));
+        live().groups.retain(|&group| group != self.group);
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Killing: process groups, profile folders, Ctrl-C.
+
+/// Browsers alive in this process, so that an interrupt can kill them: they run in
+/// groups of their own, where the terminal's SIGINT does not reach.
+struct Live {
+    groups: Vec<i32>,
+    profile_roots: Vec<PathBuf>,
+}
+
+fn live() -> MutexGuard<'static, Live> {
+    static LIVE: Mutex<Live> = Mutex::new(Live {
+        groups: Vec::new(),
+        profile_roots: Vec::new(),
+    });
+    lock(&LIVE)
+}
+
+/// On SIGINT or SIGTERM: kill every browser, remove their profiles, exit 130.
+/// Installed once per process; if the program already has a handler, that one stays
+/// (and `Renderer`'s Drop still cleans up on the normal path).
+pub(crate) fn install_interrupt_handler() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let _ = ctrlc::set_handler(|| {
+            let live = live();
+            for &group in &live.groups {
+                kill_group(group);
+            }
+            for root in &live.profile_roots {
+                kill_processes_mentioning(&profile_root_marker(root));
+                let _ = std::fs::remove_dir_all(root);
+            }
+            std::process::exit(130);
+        });
+    });
+}
+
+/// Records a folder whose browsers the interrupt handler must kill and remove.
+pub(crate) fn register_profile_root(root: &Path) {
+    live().profile_roots.push(root.to_path_buf());
+}
+
+pub(crate) fn unregister_profile_root(root: &Path) {
+    live().profile_roots.retain(|known| known != root);
+}
+
+pub(super) fn kill_group(group: i32) {
+    // SAFETY: kill(2) has no memory effects; a negative pid names a process group.
+    unsafe {
+        libc::kill(-group, libc::SIGKILL);
+    }
+}
+
+/// Kills every process whose command line contains `needle` (our browsers all carry
+/// `--user-data-dir=<profile>`): the last resort for a process that left its group.
+pub(crate) fn kill_processes_mentioning(needle: &str) {
+    for pid in processes_mentioning(needle) {
+        // SAFETY: as in kill_group; the pid was read from /proc just now.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+}
+
+/// Pids of the processes whose command line (arguments joined by NUL) contains `needle`.
+pub(crate) fn processes_mentioning(needle: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let needle = needle.as_bytes();
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| cmdline.windows(needle.len()).any(|window| window == needle))
+        })
+        .collect()
+}
+
+/// The command-line fragment that marks every process of the browsers under `root`.
+pub(crate) fn profile_root_marker(root: &Path) -> String {
+    format!("--user-data-dir={}/", root.display())
+}
+
+// ---------------------------------------------------------------------------------
+// Version.
+
+/// `chromium --version` of the browser named by `RenderOptions::default()`, read
+/// once: it is part of the cache key, since another Chromium may render differently.
+pub(crate) fn installed_version() -> &'static str {
+    static VERSION: OnceLock<String> = OnceLock::new();
+    VERSION.get_or_init(|| {
+        version_of(&RenderOptions::default().chromium).unwrap_or_else(|_| "no chromium".into())
+    })
+}
+
+fn version_of(chromium: &Path) -> Result<String> {
+    let output = Command::new(chromium)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()?;
+    let version = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    if version.is_empty() {
+        bail!("{} --version printed nothing", chromium.display());
+    }
+    Ok(version)
+}
