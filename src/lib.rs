@@ -12,7 +12,6 @@
 //! layer shares.
 
 pub mod candidates;
-pub mod cli;
 pub mod distance;
 pub mod document;
 pub mod evaluate;

@@ -1,5 +1,8 @@
-//! The `twinpage` command; everything it does lives in the library.
+//! The `twinpage` command. Everything it does lives in the library; the
+//! commands in [`cli`] parse arguments, call it and print.
+
+mod cli;
 
 fn main() -> std::process::ExitCode {
-    twinpage::cli::run()
+    cli::run()
 }

@@ -65,6 +65,27 @@ pub fn clusters<'a>(
     out
 }
 
+/// Writes `cluster,size,status,url,html`, one row per document; `urls` gives
+/// each document's URL by its key.
+pub fn write_clusters(
+    w: &mut dyn std::io::Write,
+    clusters: &[Cluster],
+    urls: &BTreeMap<String, String>,
+) -> anyhow::Result<()> {
+    let mut csv = csv::Writer::from_writer(w);
+    csv.write_record(["cluster", "size", "status", "url", "html"])?;
+    for c in clusters {
+        let status = if c.too_large { "too-large" } else { "ok" };
+        let size = c.members.len().to_string();
+        for m in &c.members {
+            let url = urls.get(m).map_or("", String::as_str);
+            csv.write_record([c.id.as_str(), &size, status, url, m])?;
+        }
+    }
+    csv.flush()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

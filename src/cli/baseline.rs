@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::document::PairFile;
-use crate::evaluate::baseline::{self, Baseline};
+use twinpage::document::PairFile;
+use twinpage::evaluate::baseline::{self, Baseline};
 
 /// A detector's precision, recall and F1 on labelled pairs (as `evaluate` reports a model's).
 #[derive(clap::Args)]

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::declared::{one_of, Declared, Methods};
-use crate::candidates::corpus::{write_pairs, Corpus, OutputPaths};
-use crate::candidates::sketch::{self, Sites, TextChoice};
-use crate::candidates::{self as library, Method, METHODS};
+use twinpage::candidates::corpus::{write_pairs, Corpus, OutputPaths};
+use twinpage::candidates::sketch::{self, Sites, TextChoice};
+use twinpage::candidates::{self as library, Method, METHODS};
 
 /// Candidate pairs from docs.csv or a folder: a pair file `score` takes as it is.
 #[derive(clap::Args)]

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Arg, ArgMatches, Command};
 
-use crate::util::params::{Param, ParamValues};
+use twinpage::util::params::{Param, ParamValues};
 
 /// A registry whose members declare parameters.
 pub(super) trait Declares {
@@ -21,7 +21,7 @@ pub(super) struct Methods;
 
 impl Declares for Methods {
     fn params() -> Vec<Param> {
-        unique(crate::candidates::METHODS.iter().flat_map(|m| m.params))
+        unique(twinpage::candidates::METHODS.iter().flat_map(|m| m.params))
     }
 }
 
@@ -30,7 +30,11 @@ pub(super) struct Estimators;
 
 impl Declares for Estimators {
     fn params() -> Vec<Param> {
-        unique(crate::model::estimator::KINDS.iter().flat_map(|k| k.params))
+        unique(
+            twinpage::model::estimator::KINDS
+                .iter()
+                .flat_map(|k| k.params),
+        )
     }
 }
 

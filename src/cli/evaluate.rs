@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::evaluate::grouped::{self, Grouped};
-use crate::pipeline;
+use twinpage::evaluate::grouped::{self, Grouped};
+use twinpage::pipeline;
 
 /// Precision, recall, F1, accuracy, confusion matrix and review share on labelled pairs.
 #[derive(clap::Args)]

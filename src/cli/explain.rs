@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use crate::document::PairFile;
-use crate::model::{Explanation, Model};
-use crate::pipeline::{self, Batch};
+use twinpage::document::PairFile;
+use twinpage::model::{Explanation, Model};
+use twinpage::pipeline::{self, Batch};
 
 /// Show the tree path of a pair: each signal's value, the threshold it met, the leaf's counts.
 #[derive(clap::Args)]

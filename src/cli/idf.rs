@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 
-use crate::document::{decode, Document, IdfTable};
-use crate::util::write_atomically;
+use twinpage::document::{decode, Document, IdfTable};
+use twinpage::util::write_atomically;
 
 /// Build the tf-idf document-frequency table from folders of pages (maintainers' tool).
 #[derive(clap::Args)]

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::declared::one_of;
-use crate::candidates::corpus::{write_pairs, Corpus, DocInfo, OutputPaths};
-use crate::candidates::index::{Index, Shard};
-use crate::candidates::simhash::{Simhash, DEFAULT_HAMMING};
-use crate::candidates::sketch::{self, Sketched, TextChoice};
+use twinpage::candidates::corpus::{write_pairs, Corpus, DocInfo, OutputPaths};
+use twinpage::candidates::index::{Index, Shard};
+use twinpage::candidates::simhash::{Simhash, DEFAULT_HAMMING};
+use twinpage::candidates::sketch::{self, Sketched, TextChoice};
 
 /// A lasting index of 64-bit Charikar fingerprints (see README: the index).
 #[derive(clap::Args)]
@@ -143,7 +143,7 @@ fn write_found(
     corpus: &Corpus,
     new: &Sketched,
     index: &Index,
-    found: &[crate::candidates::Candidate],
+    found: &[twinpage::candidates::Candidate],
 ) -> Result<()> {
     let blank = vec![String::new(); corpus.extra_headers.len()];
     let stored = index.docs.iter().map(|d| DocInfo {

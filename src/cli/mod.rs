@@ -26,12 +26,12 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-use crate::document::Skipped;
-use crate::model::Model;
-use crate::pipeline::{Batch, DocumentSet};
-use crate::render::{default_cache_dir, RenderOptions, RenderSettings};
-use crate::signals::Layout;
-use crate::util::write_atomically;
+use twinpage::document::Skipped;
+use twinpage::model::Model;
+use twinpage::pipeline::{Batch, DocumentSet};
+use twinpage::render::{default_cache_dir, RenderOptions, RenderSettings};
+use twinpage::signals::Layout;
+use twinpage::util::write_atomically;
 
 #[derive(Parser)]
 #[command(

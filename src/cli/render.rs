@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::document::pairs::{PairWriter, SideColumns};
-use crate::document::PairFile;
-use crate::pipeline::render_requests;
-use crate::render::{self, read_document, RenderedBody, Request, StoredRender};
+use twinpage::document::pairs::{PairWriter, SideColumns};
+use twinpage::document::PairFile;
+use twinpage::pipeline::render_requests;
+use twinpage::render::{self, read_document, RenderedBody, Request, StoredRender};
 
 /// Render every document of pair files into the render cache, so that later
 /// commands find them there; with --store, also write each render to a folder and
@@ -132,7 +132,7 @@ fn write_pair_file(file: &PairFile, stored: &BTreeMap<PathBuf, PathBuf>, out: &P
             .to_string()
     };
     let render_of = |document: &Path| stored.get(document).map_or_else(String::new, |p| shown(p));
-    crate::util::write_atomically(out, |w| {
+    twinpage::util::write_atomically(out, |w| {
         let header: Vec<&str> = kept.iter().map(|&i| file.headers[i].as_str()).collect();
         let mut writer = PairWriter::new(w, true, false, &header)?;
         for pair in &file.pairs {

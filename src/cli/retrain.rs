@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::model::LabelledPairs;
-use crate::model::Metrics;
-use crate::review::retrain::{self, Frozen};
-use crate::review::ReviewStore;
+use twinpage::model::LabelledPairs;
+use twinpage::model::Metrics;
+use twinpage::review::retrain::{self, Frozen};
+use twinpage::review::ReviewStore;
 
 /// Retrain a model on its training pairs plus the settled labels of a review
 /// queue; compare old and new on a frozen evaluation set; with --promote, replace
@@ -45,7 +45,7 @@ pub fn run(args: Args) -> Result<()> {
         .model
         .clone()
         .unwrap_or_else(|| PathBuf::from(super::DEFAULT_MODEL));
-    let parent = crate::model::Model::load(&model_path)?;
+    let parent = twinpage::model::Model::load(&model_path)?;
     super::check_layout(&parent, args.render.layout())?;
     let store = ReviewStore::open_existing(&args.db)?;
     let (reviewed, other_layout) =

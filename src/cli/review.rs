@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::review::{exchange, ReviewServer, ReviewStore};
+use twinpage::review::{exchange, ReviewServer, ReviewStore};
 
 /// Serve the review page for a queue made by `score --review-db`; or move its
 /// pairs and labels in and out as files.

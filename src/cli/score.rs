@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::pipeline;
-use crate::render::RenderCache;
-use crate::review::{queue, ReviewStore};
+use twinpage::pipeline::{self, scored};
+use twinpage::render::RenderCache;
+use twinpage::review::{queue, ReviewStore};
 
 /// Score pairs: the input columns plus p_duplicate, confidence, decision, decided_by.
 #[derive(clap::Args)]
@@ -39,24 +39,7 @@ pub fn run(args: Args) -> Result<()> {
     )?;
     let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
     let outcomes = pipeline::score(&batch, &model);
-    let file = &batch.files[0];
-    super::write_output(&args.out, |w| {
-        let mut csv = csv::Writer::from_writer(w);
-        let extra = ["p_duplicate", "confidence", "decision", "decided_by"];
-        csv.write_record(file.headers.iter().map(String::as_str).chain(extra))?;
-        for (pair, outcome) in file.pairs.iter().zip(&outcomes) {
-            let Some(o) = outcome else { continue };
-            let values = [
-                format!("{:.4}", o.p_duplicate),
-                format!("{:.4}", o.confidence()),
-                o.decision.as_str().to_string(),
-                o.decided_by.to_string(),
-            ];
-            csv.write_record(pair.fields.iter().chain(&values))?;
-        }
-        csv.flush()?;
-        Ok(())
-    })?;
+    super::write_output(&args.out, |w| scored::write(w, &batch.files[0], &outcomes))?;
     super::write_skipped(&args.out, &skipped)?;
     if let Some(db) = &args.review_db {
         let cache = match args.render.settings()? {

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::pipeline;
-use crate::signals::Layout;
+use twinpage::pipeline;
+use twinpage::signals::Layout;
 
 /// Write the signal vector of every pair: the input columns plus one column per signal.
 #[derive(clap::Args)]
@@ -28,7 +28,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     if args.list {
-        for (i, (name, meaning)) in crate::signals::described(Layout::FetchedAndRendered)
+        for (i, (name, meaning)) in twinpage::signals::described(Layout::FetchedAndRendered)
             .iter()
             .enumerate()
         {
@@ -41,7 +41,7 @@ pub fn run(args: Args) -> Result<()> {
     let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
     let vectors = pipeline::vectors(&batch);
     let file = &batch.files[0];
-    let names = crate::signals::names(batch.layout());
+    let names = twinpage::signals::names(batch.layout());
     super::write_output(&args.out, |w| {
         let mut csv = csv::Writer::from_writer(w);
         csv.write_record(file.headers.iter().chain(&names))?;

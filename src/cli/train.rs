@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::declared::{Declared, Estimators};
-use crate::model::estimator::{self, KINDS};
-use crate::model::{train, DecisionPolicy, Model, TrainingInfo};
+use twinpage::model::estimator::{self, KINDS};
+use twinpage::model::{train, DecisionPolicy, Model, TrainingInfo};
 
 /// Train a model from labelled pair files; prints held-out precision, recall, F1 and the model's size.
 #[derive(clap::Args)]
@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<()> {
         ..TrainingInfo::default()
     };
     let model = Model::new(
-        crate::signals::names(batch.layout()),
+        twinpage::signals::names(batch.layout()),
         policy,
         args.seed,
         training,

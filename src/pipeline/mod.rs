@@ -1,7 +1,8 @@
 //! The pipeline: a batch of pair files through the stages of the method, on
 //! all cores. Documents are read and parsed once ([`documents`]), their rendered
 //! bodies supplied from the pair file, the render cache or Chromium, then each
-//! pair is screened, turned into its signal vector and scored ([`score`]).
+//! pair is screened, turned into its signal vector and scored ([`score`]), and
+//! the decisions written beside the input columns ([`scored`]).
 //!
 //! The commands, the review queue and the benchmarks all go through here, so
 //! that a pair gets the same vector and the same decision whichever runs it.
@@ -9,6 +10,7 @@
 pub mod batch;
 pub mod documents;
 pub mod score;
+pub mod scored;
 
 pub use batch::Batch;
 pub use documents::{render_requests, DocumentSet};

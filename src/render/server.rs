@@ -146,9 +146,11 @@ impl Server {
 
 async fn accept_loop(listener: TcpListener, routes: Router) {
     loop {
-        if let Ok((stream, _)) = listener.accept().await {
+        match listener.accept().await {
             // A task per connection: a slow or idle connection never holds up others.
-            tokio::spawn(serve_connection(stream, routes.clone()));
+            Ok((stream, _)) => drop(tokio::spawn(serve_connection(stream, routes.clone()))),
+            // Out of file descriptors, say: wait for connections to close rather than spin.
+            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
         }
     }
 }
