@@ -20,10 +20,10 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use twinpage::model::train::{groups_by_shared_document, part_of, train_on_parts, Part};
 use twinpage::model::{DecisionPolicy, LabelledPairs, Metrics, Model, TrainingInfo, TreeParams};
-use twinpage::pipeline::{Batch, Outcome};
+use twinpage::pipeline::{labelled_pairs, Batch, Outcome};
 use twinpage::render::{RenderOptions, RenderSettings};
 use twinpage::review::retrain::{self, measure, Frozen};
-use twinpage::review::{queue, ReviewStore, Verdict};
+use twinpage::review::{intake, ReviewStore, Verdict};
 use twinpage::signals::{names, Layout};
 use twinpage::util::hash::mix64;
 
@@ -50,14 +50,14 @@ fn main() {
     let train_file = arg(3, "training-data/web/train.csv");
     let pool =
         Batch::load(std::slice::from_ref(&train_file), Some(&settings)).expect("train split loads");
-    let (pairs, _) = pool.labelled_pairs().unwrap();
+    let (pairs, _) = labelled_pairs(&pool).unwrap();
     assert_eq!(
         pairs.labels.len(),
         pool.pairs().count(),
         "every training pair is readable"
     );
     let test = Batch::load(&[arg(4, "training-data/web/test.csv")], Some(&settings)).unwrap();
-    let (frozen, _) = test.labelled_pairs().unwrap();
+    let (frozen, _) = labelled_pairs(&test).unwrap();
     let label_of: HashMap<String, bool> = pool
         .pairs()
         .map(|p| (p.location(), p.label.unwrap()))
@@ -94,7 +94,7 @@ fn main() {
         let db = work.path().join(format!("queue-{seed}.db"));
         let mut store = ReviewStore::open(&db).unwrap();
         store
-            .enqueue(&queue::review_pairs(&pool, &parent, &outcomes, None).unwrap())
+            .enqueue(&intake::review_pairs(&pool, &parent, &outcomes, None).unwrap())
             .unwrap();
         let queued = store.pending().unwrap();
         // The simulated reviewer answers the queue from the top, as far as the budget goes.

@@ -6,12 +6,13 @@
 //! finds every such pair of a corpus without comparing all pairs
 //! ([`Method::pairs`], the search, which must return exactly what `judge`
 //! accepts). A new method is one new file that implements it and declares a
-//! [`MethodKind`], plus its line in [`METHODS`]; its parameters become flags of
-//! `candidates`, `baseline` and the rest by themselves.
+//! [`MethodKind`], plus its line in [`super::METHODS`]; its parameters become
+//! flags of `candidates`, `baseline` and the rest by themselves.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
-use super::{combined, minhash, pugh, simhash, Candidate};
+use super::Candidate;
+use crate::document::text;
 use crate::util::params::{Param, ParamValues};
 
 /// What a method keeps of a document: a few numbers, never its text.
@@ -31,7 +32,7 @@ impl Sketch {
     pub fn new(ids: &[u32], values: Vec<u64>) -> Sketch {
         Sketch {
             words: ids.len().min(u32::MAX as usize) as u32,
-            simhash: simhash::fingerprint(ids),
+            simhash: text::simhash(ids),
             values,
         }
     }
@@ -39,7 +40,7 @@ impl Sketch {
 
 /// A candidate generator with its parameters set.
 pub trait Method: Send + Sync {
-    /// The name that chose it (as in [`METHODS`]).
+    /// The name that chose it (as in [`super::METHODS`]).
     fn name(&self) -> &'static str;
     /// The columns of evidence each pair carries.
     fn evidence_columns(&self) -> &'static [&'static str];
@@ -62,20 +63,6 @@ pub struct MethodKind {
     pub build: fn(&ParamValues) -> Result<Box<dyn Method>>,
 }
 
-/// Every candidate method, the default first.
-pub const METHODS: &[MethodKind] = &[simhash::KIND, minhash::KIND, combined::KIND, pugh::KIND];
-
-/// The method called `name`.
-pub fn method(name: &str) -> Result<&'static MethodKind> {
-    match METHODS.iter().find(|m| m.name == name) {
-        Some(kind) => Ok(kind),
-        None => {
-            let known: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
-            bail!("no candidate method `{name}` (known: {})", known.join(", "))
-        }
-    }
-}
-
 /// Whether `a` and `b` are a candidate pair by `method`: the definition the
 /// search reproduces, and the method as a stand-alone detector.
 pub fn judge(method: &dyn Method, a: &Sketch, b: &Sketch) -> Option<Vec<String>> {
@@ -88,6 +75,7 @@ pub fn judge(method: &dyn Method, a: &Sketch, b: &Sketch) -> Option<Vec<String>>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::candidates::{method_named, METHODS};
     use rand::{Rng, SeedableRng};
 
     /// Word sequences: some random, some copies with a few words changed.
@@ -119,7 +107,7 @@ mod tests {
             for (param, value) in values {
                 given.set(param, *value);
             }
-            (method(name).unwrap().build)(&given).unwrap()
+            (method_named(name).unwrap().build)(&given).unwrap()
         };
         let mut out: Vec<Box<dyn Method>> = METHODS.iter().map(|m| with(m.name, &[])).collect();
         out.push(with("simhash", &[("hamming", "6")]));
@@ -158,7 +146,7 @@ mod tests {
         let build = |name: &str, param: &str, value: &str| {
             let mut given = ParamValues::default();
             given.set(param, value);
-            (method(name).unwrap().build)(&given)
+            (method_named(name).unwrap().build)(&given)
                 .err()
                 .map(|e| e.to_string())
         };
@@ -171,6 +159,6 @@ mod tests {
         assert!(build("pugh", "pugh-lists", "x")
             .unwrap()
             .contains("--pugh-lists x"));
-        assert!(method("nearest").is_err());
+        assert!(method_named("nearest").is_err());
     }
 }

@@ -21,9 +21,25 @@ pub mod pugh;
 pub mod simhash;
 pub mod sketch;
 
-pub use method::{method, Method, MethodKind, Sketch, METHODS};
+pub use method::{Method, MethodKind, Sketch};
+
+use anyhow::{bail, Result};
 
 use crate::util::hash::mix64;
+
+/// Every candidate method, the default first: a new method is one line here.
+pub const METHODS: &[MethodKind] = &[simhash::KIND, minhash::KIND, combined::KIND, pugh::KIND];
+
+/// The method called `name`.
+pub fn method_named(name: &str) -> Result<&'static MethodKind> {
+    match METHODS.iter().find(|m| m.name == name) {
+        Some(kind) => Ok(kind),
+        None => {
+            let known: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+            bail!("no candidate method `{name}` (known: {})", known.join(", "))
+        }
+    }
+}
 
 /// A candidate pair: two document numbers (`a < b`) and what the method saw.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

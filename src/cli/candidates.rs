@@ -7,7 +7,7 @@ use anyhow::Result;
 use super::declared::{one_of, Declared, Methods};
 use twinpage::candidates::corpus::{write_pairs, Corpus, OutputPaths};
 use twinpage::candidates::sketch::{self, Sites, TextChoice};
-use twinpage::candidates::{self as library, Method, METHODS};
+use twinpage::candidates::{method_named, Method, METHODS};
 
 /// Candidate pairs from docs.csv or a folder: a pair file `score` takes as it is.
 #[derive(clap::Args)]
@@ -61,7 +61,7 @@ impl MethodArgs {
     /// The method called `name` with the parameters given, refusing parameters
     /// of other methods (they would be silently ignored).
     pub fn method(&self, name: &str) -> Result<Box<dyn Method>> {
-        let kind = library::method(name)?;
+        let kind = method_named(name)?;
         let owner = format!("method {}", kind.name);
         self.params.values.check_known(kind.params, &owner)?;
         (kind.build)(&self.params.values)

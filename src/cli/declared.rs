@@ -30,11 +30,7 @@ pub(super) struct Estimators;
 
 impl Declares for Estimators {
     fn params() -> Vec<Param> {
-        unique(
-            twinpage::model::estimator::KINDS
-                .iter()
-                .flat_map(|k| k.params),
-        )
+        unique(twinpage::model::KINDS.iter().flat_map(|k| k.params))
     }
 }
 

@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 
 use twinpage::model::LabelledPairs;
 use twinpage::model::Metrics;
+use twinpage::pipeline;
 use twinpage::review::retrain::{self, Frozen};
 use twinpage::review::ReviewStore;
 
@@ -92,7 +93,7 @@ pub fn run(args: Args) -> Result<()> {
 fn labelled(pairs: &[PathBuf], render: &super::RenderArgs) -> Result<(LabelledPairs, String)> {
     let batch = super::load_batch(pairs, render)?;
     super::unreadable_rows(&batch, false)?;
-    batch.labelled_pairs()
+    pipeline::labelled_pairs(&batch)
 }
 
 fn promote(retrained: &retrain::Retrained, new: &Path, target: &Path) -> Result<()> {

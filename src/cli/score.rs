@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use twinpage::pipeline::{self, scored};
 use twinpage::render::RenderCache;
-use twinpage::review::{queue, ReviewStore};
+use twinpage::review::{intake, ReviewStore};
 
 /// Score pairs: the input columns plus p_duplicate, confidence, decision, decided_by.
 #[derive(clap::Args)]
@@ -46,7 +46,7 @@ pub fn run(args: Args) -> Result<()> {
             Some(settings) => Some(RenderCache::open(&settings.cache)?),
             None => None,
         };
-        let queued = queue::review_pairs(&batch, &model, &outcomes, cache.as_ref())?;
+        let queued = intake::review_pairs(&batch, &model, &outcomes, cache.as_ref())?;
         let added = ReviewStore::open(db)?.enqueue(&queued)?;
         eprintln!(
             "twinpage: {} pair(s) routed to review, {added} of them new in {}",

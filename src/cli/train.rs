@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::declared::{Declared, Estimators};
-use twinpage::model::estimator::{self, KINDS};
+use twinpage::model::{estimator_named, KINDS};
 use twinpage::model::{train, DecisionPolicy, Model, TrainingInfo};
+use twinpage::pipeline;
 
 /// Train a model from labelled pair files; prints held-out precision, recall, F1 and the model's size.
 #[derive(clap::Args)]
@@ -44,7 +45,7 @@ fn kind_names() -> clap::builder::PossibleValuesParser {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let kind = estimator::kind(&args.estimator)?;
+    let kind = estimator_named(&args.estimator)?;
     let estimator_name = format!("estimator {}", kind.name);
     args.params
         .values
@@ -53,7 +54,7 @@ pub fn run(args: Args) -> Result<()> {
     let policy = DecisionPolicy::new(args.precision_target)?;
     let batch = super::load_batch(&args.pairs, &args.render)?;
     let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
-    let (set, fingerprint) = batch.labelled_pairs()?;
+    let (set, fingerprint) = pipeline::labelled_pairs(&batch)?;
     let trained = train::train(&set, learner.as_ref(), &policy, args.seed)?;
     let training = TrainingInfo {
         files: args.pairs.iter().map(|p| p.display().to_string()).collect(),

@@ -10,8 +10,9 @@ use anyhow::{bail, Result};
 use rayon::prelude::*;
 
 use super::signatures::{self, Detector, Prepared};
-use crate::candidates::method::{self, MethodKind, METHODS};
+use crate::candidates::method::{self, MethodKind};
 use crate::candidates::sketch::{read_text, TextChoice};
+use crate::candidates::{method_named, METHODS};
 use crate::document::{text, PairFile};
 use crate::model::{Confusion, Decision, Metrics};
 use crate::util::params::ParamValues;
@@ -40,7 +41,7 @@ impl Baseline {
         if name.eq_ignore_ascii_case("all") {
             return Ok(candidates.chain(detectors).collect());
         }
-        if let Ok(kind) = method::method(name) {
+        if let Ok(kind) = method_named(name) {
             return Ok(vec![Baseline::Candidate(kind)]);
         }
         match Detector::from_code(name) {

@@ -8,20 +8,19 @@
 //! [`Learner`] is a kind's checked parameters: the only thing that can fit one.
 //!
 //! A new kind of estimator is one new file that implements both traits and
-//! declares a [`Kind`], plus its line in [`KINDS`].
+//! declares a [`Kind`], plus its line in [`super::KINDS`].
 
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use super::tree;
 use crate::util::params::{Param, ParamValues};
 
 /// A fitted model of the signal space.
 pub trait Estimator: Debug + Send + Sync {
-    /// The kind's name (as in [`KINDS`] and the model file).
+    /// The kind's name (as in [`super::KINDS`] and the model file).
     fn kind(&self) -> &'static str;
     /// Number of cells; cells are `0..cells()`.
     fn cells(&self) -> usize;
@@ -67,20 +66,6 @@ pub struct Kind {
     pub read: fn(serde_json::Value) -> Result<Arc<dyn Estimator>>,
 }
 
-/// Every kind of estimator, the default first.
-pub const KINDS: &[Kind] = &[tree::KIND];
-
-/// The kind called `name`.
-pub fn kind(name: &str) -> Result<&'static Kind> {
-    match KINDS.iter().find(|k| k.name == name) {
-        Some(kind) => Ok(kind),
-        None => {
-            let known: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
-            bail!("no estimator `{name}` (known: {})", known.join(", "))
-        }
-    }
-}
-
 /// How the model file keeps an estimator: `{"kind": NAME, ...its fields}`.
 pub(crate) mod json {
     use super::*;
@@ -108,7 +93,7 @@ pub(crate) mod json {
             .and_then(|object| object.remove("kind"))
             .and_then(|kind| kind.as_str().map(str::to_string))
             .ok_or_else(|| D::Error::custom("the estimator names no `kind`"))?;
-        let kind = kind(&name).map_err(D::Error::custom)?;
+        let kind = super::super::estimator_named(&name).map_err(D::Error::custom)?;
         (kind.read)(fields).map_err(|e| D::Error::custom(format!("{e:#}")))
     }
 }

@@ -31,7 +31,23 @@ pub use metrics::{Confusion, Metrics};
 pub use train::LabelledPairs;
 pub use tree::TreeParams;
 
+use anyhow::{bail, Result};
+
 use crate::signals::Layout;
+
+/// Every kind of estimator, the default first: a new kind is one line here.
+pub const KINDS: &[estimator::Kind] = &[tree::KIND];
+
+/// The kind of estimator called `name`.
+pub fn estimator_named(name: &str) -> Result<&'static estimator::Kind> {
+    match KINDS.iter().find(|k| k.name == name) {
+        Some(kind) => Ok(kind),
+        None => {
+            let known: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
+            bail!("no estimator `{name}` (known: {})", known.join(", "))
+        }
+    }
+}
 
 /// Version of the model file format this build writes (it reads format 1 too).
 pub const FORMAT: u32 = 2;

@@ -5,9 +5,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use super::documents::DocumentSet;
-use super::score::vectors;
 use crate::document::{IdfTable, Pair, PairFile, Skipped};
-use crate::model::LabelledPairs;
 use crate::render::RenderSettings;
 use crate::signals::Layout;
 
@@ -58,32 +56,5 @@ impl Batch {
                 })
             })
             .collect()
-    }
-
-    /// The labelled pairs of the batch (signal vectors, labels, document hashes)
-    /// with the fingerprint of the data: the document hashes and labels, in order.
-    /// Unlabelled rows are an error; unreadable ones are left out.
-    pub fn labelled_pairs(&self) -> Result<(LabelledPairs, String)> {
-        let vectors = vectors(self);
-        let mut out = LabelledPairs::default();
-        let mut fingerprint = blake3::Hasher::new();
-        for (pair, vector) in self.pairs().zip(vectors) {
-            let Some(label) = pair.label else {
-                bail!(
-                    "{}: no label; training needs a `label` on every row",
-                    pair.location()
-                );
-            };
-            let Some(vector) = vector else { continue };
-            let (a, b) = self
-                .documents
-                .pair(pair)
-                .expect("vector computed, so documents loaded");
-            fingerprint.update(&a.body_hash);
-            fingerprint.update(&b.body_hash);
-            fingerprint.update(&[u8::from(label)]);
-            out.push(vector, label, (a.body_hash, b.body_hash));
-        }
-        Ok((out, fingerprint.finalize().to_hex().to_string()))
     }
 }

@@ -9,9 +9,11 @@
 
 pub mod batch;
 pub mod documents;
+pub mod labelled;
 pub mod score;
 pub mod scored;
 
 pub use batch::Batch;
 pub use documents::{render_requests, DocumentSet};
+pub use labelled::labelled_pairs;
 pub use score::{outcome, score, vectors, Outcome, SCREEN_IDENTICAL};

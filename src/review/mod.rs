@@ -1,15 +1,16 @@
 //! The review loop (step 8 of the method): pairs the model cannot decide go to
-//! people, and their labels go back into training (see [`crate::retrain`]).
+//! people, and their labels train the next model.
 //!
-//! [`store`] is the queue (SQLite), [`queue`] turns a scored batch into queued
-//! pairs, [`server`] and `page/` are the review page, [`exchange`] moves pairs
-//! and labels in and out as files, and [`hint`] says when more labels stop
-//! changing the model much.
+//! [`intake`] turns a scored batch into queued pairs, [`store`] is the queue
+//! (SQLite), [`server`] and `page/` are the review page ([`diff`] marks what
+//! differs between the two texts), [`exchange`] moves pairs and labels in and out
+//! as files, [`hint`] says when more labels stop changing the model much, and
+//! [`retrain`] trains the next model with the settled labels.
 
 pub mod diff;
 pub mod exchange;
 pub mod hint;
-pub mod queue;
+pub mod intake;
 pub mod retrain;
 pub mod server;
 pub mod store;

@@ -10,8 +10,7 @@ use anyhow::{bail, Result};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 
-use super::queue::lease;
-use super::{json_column, now_ms, pair_exists, ReviewStore};
+use super::{json_column, lease, now_ms, pair_exists, ReviewStore};
 
 /// A reviewer's judgement of a pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

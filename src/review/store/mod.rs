@@ -18,13 +18,16 @@ mod schema;
 
 pub use documents::{DocumentSummary, StoredDocument};
 pub use labels::{Progress, SettledLabel, Verdict};
-pub use queue::{PairView, QueuedPair, LEASE};
+pub use queue::{PairView, QueuedPair};
 
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// How long a pair stays with the reviewer it was handed to.
+pub const LEASE: Duration = Duration::from_secs(15 * 60);
 
 /// An open review database.
 pub struct ReviewStore {
@@ -81,6 +84,17 @@ impl ReviewStore {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         Ok(ReviewStore { conn })
     }
+}
+
+/// Gives `pair_id` to `reviewer` for [`LEASE`], dropping any other pair they held.
+fn lease(tx: &rusqlite::Transaction, pair_id: i64, reviewer: &str, now: i64) -> Result<()> {
+    tx.execute("DELETE FROM leases WHERE reviewer = ?1", [reviewer])?;
+    tx.execute(
+        "INSERT INTO leases (pair_id, reviewer, until) VALUES (?1, ?2, ?3)
+         ON CONFLICT(pair_id) DO UPDATE SET reviewer = excluded.reviewer, until = excluded.until",
+        params![pair_id, reviewer, now + LEASE.as_millis() as i64],
+    )?;
+    Ok(())
 }
 
 fn now_ms() -> i64 {

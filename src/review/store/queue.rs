@@ -3,7 +3,6 @@
 //! transaction so that two reviewers never hold the same pair at once.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
@@ -11,12 +10,9 @@ use serde::Serialize;
 
 use super::documents::{store_document, StoredDocument};
 use super::labels::Verdict;
-use super::{json_column, now_ms, pair_exists, ReviewStore};
+use super::{json_column, lease, now_ms, pair_exists, ReviewStore};
 use crate::model::Explanation;
 use crate::review::hint::{hint, CellRow, Hint};
-
-/// How long a pair stays with the reviewer it was handed to.
-pub const LEASE: Duration = Duration::from_secs(15 * 60);
 
 /// One pair routed to review, with everything needed to judge and retrain on it.
 #[derive(Debug, Clone)]
@@ -256,20 +252,4 @@ impl ReviewStore {
         let rows: Vec<CellRow> = rows.collect::<rusqlite::Result<_>>()?;
         Ok(hint(&rows, &self.settled()?))
     }
-}
-
-/// Gives `pair_id` to `reviewer` for [`LEASE`], dropping any other pair they held.
-pub(super) fn lease(
-    tx: &rusqlite::Transaction,
-    pair_id: i64,
-    reviewer: &str,
-    now: i64,
-) -> Result<()> {
-    tx.execute("DELETE FROM leases WHERE reviewer = ?1", [reviewer])?;
-    tx.execute(
-        "INSERT INTO leases (pair_id, reviewer, until) VALUES (?1, ?2, ?3)
-         ON CONFLICT(pair_id) DO UPDATE SET reviewer = excluded.reviewer, until = excluded.until",
-        params![pair_id, reviewer, now + LEASE.as_millis() as i64],
-    )?;
-    Ok(())
 }
