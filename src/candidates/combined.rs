@@ -21,6 +21,12 @@ pub const KIND: MethodKind = MethodKind {
     name: "combined",
     about: "Henzinger: minhash pairs confirmed by a 384-bit Charikar fingerprint, optionally \
             joined with the pairs within a 64-bit Hamming distance",
+    evidence: &[
+        "shared_supershingles",
+        "charikar_agreeing_bits",
+        "hamming",
+        "found_by",
+    ],
     params: &[
         minhash::BRODER[0],
         minhash::BRODER[1],
@@ -53,14 +59,6 @@ const UNION_HAMMING: Param = Param {
     help: "combined: also keep every pair within this 64-bit Hamming distance (recall union)",
     default: || None,
 };
-
-/// Evidence columns of a combined pair.
-const EVIDENCE: [&str; 4] = [
-    "shared_supershingles",
-    "charikar_agreeing_bits",
-    "hamming",
-    "found_by",
-];
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
@@ -140,12 +138,8 @@ impl Combined {
 }
 
 impl Method for Combined {
-    fn name(&self) -> &'static str {
-        KIND.name
-    }
-
-    fn evidence_columns(&self) -> &'static [&'static str] {
-        &EVIDENCE
+    fn kind(&self) -> &'static MethodKind {
+        &KIND
     }
 
     fn sketch(&self, ids: &[u32]) -> Sketch {

@@ -11,7 +11,7 @@
 
 use anyhow::Result;
 
-use super::Candidate;
+use super::{agreeing, sharing, Candidate};
 use crate::document::text;
 use crate::util::params::{Param, ParamValues};
 
@@ -40,10 +40,8 @@ impl Sketch {
 
 /// A candidate generator with its parameters set.
 pub trait Method: Send + Sync {
-    /// The name that chose it (as in [`super::METHODS`]).
-    fn name(&self) -> &'static str;
-    /// The columns of evidence each pair carries.
-    fn evidence_columns(&self) -> &'static [&'static str];
+    /// The kind it is: its name and evidence columns.
+    fn kind(&self) -> &'static MethodKind;
     /// What the method keeps of a document's word ids.
     fn sketch(&self, ids: &[u32]) -> Sketch;
     /// Whether two documents with words are a candidate pair, and the evidence.
@@ -58,9 +56,49 @@ pub struct MethodKind {
     pub name: &'static str,
     /// What it is, for `--help`.
     pub about: &'static str,
+    /// The columns of evidence each pair carries.
+    pub evidence: &'static [&'static str],
     pub params: &'static [Param],
     /// The method with the values given (defaults for the rest), checked.
     pub build: fn(&ParamValues) -> Result<Box<dyn Method>>,
+}
+
+/// A method whose documents are candidates when their sketch values agree in at
+/// least `min_shared` positions: Broder's supershingles, Pugh's list fingerprints.
+pub struct Sharing<F> {
+    kind: &'static MethodKind,
+    /// The sketch values of a document's word ids.
+    values: F,
+    min_shared: usize,
+}
+
+impl<F: Fn(&[u32]) -> Vec<u64> + Send + Sync> Sharing<F> {
+    pub fn new(kind: &'static MethodKind, values: F, min_shared: usize) -> Sharing<F> {
+        Sharing {
+            kind,
+            values,
+            min_shared,
+        }
+    }
+}
+
+impl<F: Fn(&[u32]) -> Vec<u64> + Send + Sync> Method for Sharing<F> {
+    fn kind(&self) -> &'static MethodKind {
+        self.kind
+    }
+
+    fn sketch(&self, ids: &[u32]) -> Sketch {
+        Sketch::new(ids, (self.values)(ids))
+    }
+
+    fn judge(&self, a: &Sketch, b: &Sketch) -> Option<Vec<String>> {
+        let n = agreeing(&a.values, &b.values);
+        (n >= self.min_shared).then(|| vec![n.to_string()])
+    }
+
+    fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>> {
+        Ok(sharing(sketches, self.min_shared))
+    }
 }
 
 /// Whether `a` and `b` are a candidate pair by `method`: the definition the
@@ -129,14 +167,14 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(found, brute, "{}", method.name());
+            assert_eq!(found, brute, "{}", method.kind().name);
             assert!(
                 !found.is_empty(),
                 "{} found nothing to compare",
-                method.name()
+                method.kind().name
             );
             for pair in &found {
-                assert_eq!(pair.evidence.len(), method.evidence_columns().len());
+                assert_eq!(pair.evidence.len(), method.kind().evidence.len());
             }
         }
     }

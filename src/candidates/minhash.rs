@@ -14,8 +14,7 @@
 
 use anyhow::{bail, Result};
 
-use super::method::{Method, MethodKind, Sketch};
-use super::{agreeing, sharing, Candidate};
+use super::method::{MethodKind, Sharing};
 use crate::document::text;
 use crate::util::hash::mix64;
 use crate::util::params::{Param, ParamValues};
@@ -25,8 +24,13 @@ pub const KIND: MethodKind = MethodKind {
     name: "minhash",
     about:
         "Broder: word shingles, min-hashes, supershingles; pairs sharing enough (by megashingles)",
+    evidence: &["shared_supershingles"],
     params: &BRODER,
-    build: |values| Ok(Box::new(Minhash(Params::from_values(values)?))),
+    build: |values| {
+        let params = Params::from_values(values)?;
+        let values = move |ids: &[u32]| supershingles(ids, &params);
+        Ok(Box::new(Sharing::new(&KIND, values, params.min_shared)))
+    },
 };
 
 /// The flags of Broder's parameters (the combined method takes them too).
@@ -56,32 +60,6 @@ pub const BRODER: [Param; 4] = [
         default: || Some(Params::default().min_shared.to_string()),
     },
 ];
-
-/// The minhash method with its parameters.
-pub struct Minhash(pub Params);
-
-impl Method for Minhash {
-    fn name(&self) -> &'static str {
-        KIND.name
-    }
-
-    fn evidence_columns(&self) -> &'static [&'static str] {
-        &["shared_supershingles"]
-    }
-
-    fn sketch(&self, ids: &[u32]) -> Sketch {
-        Sketch::new(ids, supershingles(ids, &self.0))
-    }
-
-    fn judge(&self, a: &Sketch, b: &Sketch) -> Option<Vec<String>> {
-        let n = agreeing(&a.values, &b.values);
-        (n >= self.0.min_shared).then(|| vec![n.to_string()])
-    }
-
-    fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>> {
-        Ok(sharing(sketches, |s| &s.values, self.0.min_shared))
-    }
-}
 
 /// Broder's parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -212,6 +190,7 @@ pub fn p_at_least(r: f64, group: usize, groups: usize, min_shared: usize) -> f64
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::candidates::agreeing;
 
     #[test]
     fn probabilities_match_the_seed() {

@@ -46,7 +46,7 @@ pub fn method_named(name: &str) -> Result<&'static MethodKind> {
 pub struct Candidate {
     pub a: u32,
     pub b: u32,
-    /// Values of the method's evidence columns, in [`Method::evidence_columns`] order.
+    /// Values of the method's evidence columns, in [`MethodKind::evidence`] order.
     pub evidence: Vec<String>,
 }
 
@@ -118,19 +118,15 @@ fn subset_key(sketch: &[u64], subset: &[usize]) -> Option<u64> {
     })
 }
 
-/// The candidates among `sketches` whose `field` values agree in at least
+/// The candidates among `sketches` whose values agree in at least
 /// `min_shared` positions (documents without words take part in none), with the
 /// number of agreeing positions as evidence.
-pub fn sharing(
-    sketches: &[Sketch],
-    field: impl Fn(&Sketch) -> &Vec<u64>,
-    min_shared: usize,
-) -> Vec<Candidate> {
+pub fn sharing(sketches: &[Sketch], min_shared: usize) -> Vec<Candidate> {
     let vectors: Vec<Vec<u64>> = sketches
         .iter()
         .map(|s| {
             if s.words > 0 {
-                field(s).clone()
+                s.values.clone()
             } else {
                 Vec::new()
             }

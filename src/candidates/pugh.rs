@@ -10,8 +10,7 @@
 
 use anyhow::{bail, Result};
 
-use super::method::{Method, MethodKind, Sketch};
-use super::{agreeing, sharing, Candidate};
+use super::method::{MethodKind, Sharing};
 use crate::util::hash::mix64;
 use crate::util::params::Param;
 
@@ -20,6 +19,7 @@ pub const KIND: MethodKind = MethodKind {
     name: "pugh",
     about:
         "Pugh: distinct words hashed into lists, each list fingerprinted; one shared fingerprint",
+    evidence: &["shared_fingerprints"],
     params: &[LISTS, REPEATS],
     build: |values| {
         let params = Params {
@@ -27,7 +27,8 @@ pub const KIND: MethodKind = MethodKind {
             repeats: values.get(&REPEATS)?,
         };
         params.check()?;
-        Ok(Box::new(Pugh(params)))
+        let values = move |ids: &[u32]| fingerprints(ids, &params);
+        Ok(Box::new(Sharing::new(&KIND, values, 1)))
     },
 };
 
@@ -44,32 +45,6 @@ const REPEATS: Param = Param {
     help: "pugh: independent partitions",
     default: || Some(Params::default().repeats.to_string()),
 };
-
-/// Pugh's method with its parameters.
-pub struct Pugh(pub Params);
-
-impl Method for Pugh {
-    fn name(&self) -> &'static str {
-        KIND.name
-    }
-
-    fn evidence_columns(&self) -> &'static [&'static str] {
-        &["shared_fingerprints"]
-    }
-
-    fn sketch(&self, ids: &[u32]) -> Sketch {
-        Sketch::new(ids, fingerprints(ids, &self.0))
-    }
-
-    fn judge(&self, a: &Sketch, b: &Sketch) -> Option<Vec<String>> {
-        let n = agreeing(&a.values, &b.values);
-        (n >= 1).then(|| vec![n.to_string()])
-    }
-
-    fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>> {
-        Ok(sharing(sketches, |s| &s.values, 1))
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
@@ -124,6 +99,7 @@ pub fn fingerprints(ids: &[u32], params: &Params) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::candidates::agreeing;
 
     #[test]
     fn one_edit_changes_one_list_per_repeat() {

@@ -28,6 +28,7 @@ use crate::util::params::Param;
 pub const KIND: MethodKind = MethodKind {
     name: "simhash",
     about: "64-bit Charikar fingerprints within Hamming distance k (Manku's permuted tables)",
+    evidence: &["hamming"],
     params: &[HAMMING],
     build: |values| Ok(Box::new(Simhash::new(values.get(&HAMMING)?)?)),
 };
@@ -56,12 +57,8 @@ impl Simhash {
 }
 
 impl Method for Simhash {
-    fn name(&self) -> &'static str {
-        KIND.name
-    }
-
-    fn evidence_columns(&self) -> &'static [&'static str] {
-        &["hamming"]
+    fn kind(&self) -> &'static MethodKind {
+        &KIND
     }
 
     fn sketch(&self, ids: &[u32]) -> Sketch {

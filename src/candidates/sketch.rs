@@ -40,12 +40,16 @@ pub enum TextChoice {
     Visible,
 }
 
+/// Text choices by name.
+const TEXTS: [(&str, TextChoice); 2] =
+    [("core", TextChoice::Core), ("visible", TextChoice::Visible)];
+
 impl TextChoice {
     pub fn name(self) -> &'static str {
-        match self {
-            TextChoice::Core => "core",
-            TextChoice::Visible => "visible",
-        }
+        TEXTS
+            .iter()
+            .find(|&&(_, choice)| choice == self)
+            .map_or("", |&(name, _)| name)
     }
 }
 
@@ -53,11 +57,7 @@ impl FromStr for TextChoice {
     type Err = anyhow::Error;
 
     fn from_str(name: &str) -> Result<TextChoice> {
-        match name {
-            "core" => Ok(TextChoice::Core),
-            "visible" => Ok(TextChoice::Visible),
-            _ => Err(anyhow!("text `{name}`: use core or visible")),
-        }
+        named(&TEXTS, name, "text")
     }
 }
 
@@ -71,15 +71,28 @@ pub enum Sites {
     Cross,
 }
 
+/// Site choices by name.
+const SITES: [(&str, Sites); 3] = [
+    ("all", Sites::All),
+    ("same", Sites::Same),
+    ("cross", Sites::Cross),
+];
+
 impl FromStr for Sites {
     type Err = anyhow::Error;
 
     fn from_str(name: &str) -> Result<Sites> {
-        match name {
-            "all" => Ok(Sites::All),
-            "same" => Ok(Sites::Same),
-            "cross" => Ok(Sites::Cross),
-            _ => Err(anyhow!("sites `{name}`: use all, same or cross")),
+        named(&SITES, name, "sites")
+    }
+}
+
+/// The choice called `name`; the error lists the others under the option `what`.
+fn named<T: Copy>(choices: &[(&str, T)], name: &str, what: &str) -> Result<T> {
+    match choices.iter().find(|&&(n, _)| n == name) {
+        Some(&(_, choice)) => Ok(choice),
+        None => {
+            let names: Vec<&str> = choices.iter().map(|&(n, _)| n).collect();
+            Err(anyhow!("{what} `{name}`: use one of {}", names.join(", ")))
         }
     }
 }

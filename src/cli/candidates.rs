@@ -88,8 +88,8 @@ pub fn run(args: Args) -> Result<()> {
             w,
             &sketched.docs,
             &corpus.extra_headers,
-            method.name(),
-            method.evidence_columns(),
+            method.kind().name,
+            method.kind().evidence,
             &pairs,
         )
     })?;
@@ -98,7 +98,7 @@ pub fn run(args: Args) -> Result<()> {
         sketched.docs.len(),
         sketched.empty,
         pairs.len(),
-        method.name()
+        method.kind().name
     );
     super::write_skipped(&args.out, &sketched.skipped)
 }

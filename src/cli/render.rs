@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use twinpage::document::pairs::{PairWriter, SideColumns};
+use twinpage::document::pairs::{PairWriter, SideColumns, DOCUMENT_COLUMNS};
 use twinpage::document::PairFile;
 use twinpage::pipeline::render_requests;
 use twinpage::render::{self, read_document, RenderedBody, Request, StoredRender};
@@ -108,16 +108,8 @@ fn store_all(
 /// Paths are written relative to `out`'s folder when they are inside it, so the
 /// copy may live anywhere.
 fn write_pair_file(file: &PairFile, stored: &BTreeMap<PathBuf, PathBuf>, out: &Path) -> Result<()> {
-    const REWRITTEN: [&str; 6] = [
-        "url_a",
-        "url_b",
-        "html_a",
-        "html_b",
-        "rendered_a",
-        "rendered_b",
-    ];
     let kept: Vec<usize> = (0..file.headers.len())
-        .filter(|&i| !REWRITTEN.contains(&file.headers[i].as_str()))
+        .filter(|&i| !DOCUMENT_COLUMNS.contains(&file.headers[i].as_str()))
         .collect();
     let base = out
         .parent()

@@ -16,6 +16,16 @@ use super::rows::RowReader;
 /// Columns a pair file must have.
 pub const REQUIRED_COLUMNS: [&str; 4] = ["url_a", "url_b", "html_a", "html_b"];
 
+/// Columns that name a pair's documents: the required ones and the stored renders.
+pub const DOCUMENT_COLUMNS: [&str; 6] = [
+    REQUIRED_COLUMNS[0],
+    REQUIRED_COLUMNS[1],
+    REQUIRED_COLUMNS[2],
+    REQUIRED_COLUMNS[3],
+    "rendered_a",
+    "rendered_b",
+];
+
 /// Per-document metadata a pair file may carry (clicks, inbound links, a spam flag).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Metadata {
@@ -161,7 +171,7 @@ impl<'w> PairWriter<'w> {
         let mut csv = csv::Writer::from_writer(w);
         let mut header = REQUIRED_COLUMNS.to_vec();
         if rendered {
-            header.extend(["rendered_a", "rendered_b"]);
+            header.extend(&DOCUMENT_COLUMNS[4..]);
         }
         if query {
             header.push("query");

@@ -10,25 +10,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::store::{ReviewStore, Verdict};
-use crate::document::pairs::{PairWriter, SideColumns};
+use crate::document::pairs::{PairWriter, SideColumns, DOCUMENT_COLUMNS};
 use crate::document::rows::RowReader;
 use crate::util::write_atomically;
 
 /// Columns the export writes after the pair columns; pass-through columns of
 /// these names (and `label`: the export is what is left to label) are dropped.
 const EXPORT_COLUMNS: [&str; 4] = ["pair_id", "p_duplicate", "model_id", "source"];
-
-/// Columns of the pair file itself, never passed through.
-const PAIR_COLUMNS: [&str; 8] = [
-    "url_a",
-    "url_b",
-    "html_a",
-    "html_b",
-    "rendered_a",
-    "rendered_b",
-    "query",
-    "label",
-];
 
 /// The folder the documents of an export go to: `queue.csv` → `queue.docs/`.
 pub fn documents_folder(out: &Path) -> PathBuf {
@@ -54,8 +42,9 @@ pub fn export(store: &ReviewStore, out: &Path) -> Result<usize> {
     let mut extra: Vec<String> = Vec::new();
     for pair in &pairs {
         for name in pair.columns.keys() {
-            let ours =
-                EXPORT_COLUMNS.contains(&name.as_str()) || PAIR_COLUMNS.contains(&name.as_str());
+            let ours = [&EXPORT_COLUMNS[..], &DOCUMENT_COLUMNS, &["query", "label"]]
+                .iter()
+                .any(|columns| columns.contains(&name.as_str()));
             if !ours && !extra.contains(name) {
                 extra.push(name.clone());
             }
