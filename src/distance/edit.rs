@@ -326,24 +326,33 @@ mod tests {
         assert_eq!(myers_distance(&a, &b), 200);
     }
 
+    /// 400 pairs of up to 300 tokens: small alphabets give dense match masks, large
+    /// ones sparse masks and long carry runs through words without matches; half the
+    /// pairs near (one token in `rate` edited), half unrelated.
+    fn random_pairs(seed: u64, rate: u64) -> Vec<(Vec<u32>, Vec<u32>)> {
+        let mut rng = Lcg(seed);
+        (0..400)
+            .map(|case| {
+                let alphabet = if case % 4 < 2 {
+                    2 + rng.below(6)
+                } else {
+                    8 + rng.below(300)
+                };
+                let a = rng.sequence(300, alphabet);
+                let b = if case % 2 == 0 {
+                    mutate(&a, &mut rng, rate, alphabet)
+                } else {
+                    rng.sequence(300, alphabet)
+                };
+                (a, b)
+            })
+            .collect()
+    }
+
     #[test]
     fn levenshtein_matches_naive_dp() {
-        let mut rng = Lcg(1);
-        for case in 0..400 {
-            // Small alphabets give dense match masks, large ones sparse masks and long
-            // carry runs through words without matches.
-            let alphabet = if case % 4 < 2 {
-                2 + rng.below(6)
-            } else {
-                8 + rng.below(300)
-            };
-            let a = rng.sequence(300, alphabet);
-            // Half the pairs near (the banded path), half unrelated (the full matrix).
-            let b = if case % 2 == 0 {
-                mutate(&a, &mut rng, 20, alphabet)
-            } else {
-                rng.sequence(300, alphabet)
-            };
+        // Near pairs take the banded path, unrelated ones the full matrix.
+        for (a, b) in random_pairs(1, 20) {
             let expected = naive_levenshtein(&a, &b);
             assert_eq!(myers_distance(&a, &b), expected, "{a:?} {b:?}");
             let longest = a.len().max(b.len());
@@ -393,21 +402,7 @@ mod tests {
 
     #[test]
     fn lcs_matches_naive_dp() {
-        let mut rng = Lcg(2);
-        for case in 0..400 {
-            // Small alphabets give dense match masks, large ones sparse masks and long
-            // carry runs through words without matches.
-            let alphabet = if case % 4 < 2 {
-                2 + rng.below(6)
-            } else {
-                8 + rng.below(300)
-            };
-            let a = rng.sequence(300, alphabet);
-            let b = if case % 2 == 0 {
-                mutate(&a, &mut rng, 10, alphabet)
-            } else {
-                rng.sequence(300, alphabet)
-            };
+        for (a, b) in random_pairs(2, 10) {
             assert_eq!(lcs_length(&a, &b), naive_lcs(&a, &b), "{a:?} {b:?}");
         }
     }

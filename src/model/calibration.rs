@@ -103,31 +103,23 @@ fn count<'c>(duplicate: bool, duplicates: &'c mut u32, distinct: &'c mut u32) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::tree::{Node, Tree};
+    use crate::model::tree::tests::small_tree;
 
     #[test]
     fn cell_confidence_by_hand() {
-        let tree = Tree {
-            nodes: vec![
-                Node::Split {
-                    signal: 0,
-                    threshold: 0.5,
-                    left: 1,
-                    right: 2,
-                },
-                Node::Leaf { leaf: 0 },
-                Node::Leaf { leaf: 1 },
-            ],
-            ..Tree::default()
-        };
+        // x0 < 0.5 ? cell 0 : (x1 < 2 ? cell 1 : cell 2)
+        let tree = small_tree();
         let rows: Vec<(Vec<f64>, bool)> = vec![
-            (vec![0.0], false),
-            (vec![0.1], false),
-            (vec![0.9], true),
-            (vec![1.0], true),
+            (vec![0.0, 0.0], false),
+            (vec![0.1, 0.0], false),
+            (vec![0.9, 0.0], true),
+            (vec![1.0, 0.0], true),
         ];
-        let cal: Vec<(Vec<f64>, bool)> =
-            vec![(vec![0.2], false), (vec![0.8], true), (vec![0.7], false)];
+        let cal: Vec<(Vec<f64>, bool)> = vec![
+            (vec![0.2, 0.0], false),
+            (vec![0.8, 0.0], true),
+            (vec![0.7, 0.0], false),
+        ];
         let calibration = Calibration::learn(
             &tree,
             rows.iter().map(|(x, l)| (x.as_slice(), *l)),
@@ -139,6 +131,8 @@ mod tests {
         // Right: fit share (2+1)/(2+2) = 0.75; calibration 1 of 2 -> (1 + 2.25) / (2 + 3) = 0.65
         assert!((cells[1].p_duplicate - 0.65).abs() < 1e-12);
         assert_eq!(cells[1].calibration_distinct, 1);
+        // Nothing reached cell 2: the Laplace prior alone, 1/2.
+        assert_eq!(cells[2].p_duplicate, 0.5);
         assert!(calibration.validate(&tree).is_ok());
         let short = Calibration {
             cells: cells[..1].to_vec(),
