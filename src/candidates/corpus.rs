@@ -8,13 +8,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
+use crate::document::decode::html_files;
 use crate::document::pairs::{PairWriter, SideColumns};
 use crate::document::rows::RowReader;
-
-/// File names a folder corpus takes as documents.
-const HTML_SUFFIXES: [&str; 4] = [".html", ".htm", ".html.gz", ".htm.gz"];
 
 /// One document of a corpus.
 #[derive(Debug, Clone)]
@@ -73,9 +71,7 @@ pub struct Corpus {
 impl Corpus {
     pub fn open(path: &Path) -> Result<Corpus> {
         if path.is_dir() {
-            let mut files = Vec::new();
-            list_html(path, &mut files)?;
-            files.sort();
+            let files = html_files(path)?;
             return Ok(Corpus {
                 path: path.to_path_buf(),
                 base: path.to_path_buf(),
@@ -162,21 +158,6 @@ impl Corpus {
             }
         }
     }
-}
-
-fn list_html(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
-        let path = entry?.path();
-        if path.is_dir() {
-            list_html(&path, out)?;
-        } else if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
-            let lower = name.to_ascii_lowercase();
-            if HTML_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
-                out.push(path);
-            }
-        }
-    }
-    Ok(())
 }
 
 /// How document paths are written into an output pair file.

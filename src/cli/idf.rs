@@ -1,8 +1,8 @@
 //! `twinpage idf`: rebuild the idf table shipped in the binary.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use rayon::prelude::*;
 
 use twinpage::document::{decode, Document, IdfTable};
@@ -23,7 +23,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let mut files = Vec::new();
     for dir in &args.pages {
-        collect_pages(dir, &mut files)?;
+        files.extend(decode::html_files(dir)?);
     }
     files.sort();
     let texts: Vec<String> = files
@@ -38,18 +38,5 @@ pub fn run(args: Args) -> Result<()> {
         texts.len(),
         args.out.display()
     );
-    Ok(())
-}
-
-fn collect_pages(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
-        let path = entry?.path();
-        let name = path.to_string_lossy();
-        if path.is_dir() {
-            collect_pages(&path, out)?;
-        } else if name.ends_with(".html") || name.ends_with(".html.gz") {
-            out.push(path);
-        }
-    }
     Ok(())
 }

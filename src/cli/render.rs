@@ -1,14 +1,12 @@
 //! `twinpage render`: render the documents of pair files ahead of time.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
-use twinpage::document::pairs::{PairWriter, SideColumns, DOCUMENT_COLUMNS};
 use twinpage::document::PairFile;
 use twinpage::pipeline::render_requests;
-use twinpage::render::{self, read_document, RenderedBody, Request, StoredRender};
+use twinpage::render::{self, RenderedBody};
 
 /// Render every document of pair files into the render cache, so that later
 /// commands find them there; with --store, also write each render to a folder and
@@ -59,8 +57,8 @@ pub fn run(args: Args) -> Result<()> {
         let [file] = files.as_slice() else {
             bail!("--store writes one pair file: give one --pairs");
         };
-        let stored = store_all(&requests, &bodies, folder)?;
-        write_pair_file(file, &stored, out)?;
+        let stored = render::store_all(&requests, &bodies, folder)?;
+        file.write_with_renders(&stored, out)?;
         println!(
             "stored {} render(s) in {}; wrote {}",
             stored.len(),
@@ -69,83 +67,4 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Writes each render (or its failure) into `folder`; the stored file of each
-/// document. Documents that cannot be read get none.
-fn store_all(
-    requests: &[Request],
-    bodies: &[RenderedBody],
-    folder: &Path,
-) -> Result<BTreeMap<PathBuf, PathBuf>> {
-    std::fs::create_dir_all(folder)
-        .with_context(|| format!("cannot create {}", folder.display()))?;
-    let mut stored = BTreeMap::new();
-    for (request, body) in requests.iter().zip(bodies) {
-        let Ok(bytes) = read_document(request.document) else {
-            continue;
-        };
-        let path = match body {
-            RenderedBody::Measured(rendered) => {
-                render::store(&StoredRender::Rendered(rendered.clone()), &bytes, folder)?
-            }
-            RenderedBody::Failed(reason) => {
-                let failed = reason.clone();
-                render::store(&StoredRender::Failed { failed }, &bytes, folder)?
-            }
-            RenderedBody::SyntheticOnly(_) => match request.stored {
-                Some(given) => given.to_path_buf(),
-                None => continue,
-            },
-        };
-        stored.insert(request.document.to_path_buf(), path);
-    }
-    Ok(stored)
-}
-
-/// Copies `file` to `out` with rendered_a, rendered_b naming the stored renders
-/// (documents without one keep an empty cell); its other columns pass through.
-/// Paths are written relative to `out`'s folder when they are inside it, so the
-/// copy may live anywhere.
-fn write_pair_file(file: &PairFile, stored: &BTreeMap<PathBuf, PathBuf>, out: &Path) -> Result<()> {
-    let kept: Vec<usize> = (0..file.headers.len())
-        .filter(|&i| !DOCUMENT_COLUMNS.contains(&file.headers[i].as_str()))
-        .collect();
-    let base = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .canonicalize()?;
-    let shown = |path: &Path| -> String {
-        let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        path.strip_prefix(&base)
-            .unwrap_or(&path)
-            .display()
-            .to_string()
-    };
-    let render_of = |document: &Path| stored.get(document).map_or_else(String::new, |p| shown(p));
-    twinpage::util::write_atomically(out, |w| {
-        let header: Vec<&str> = kept.iter().map(|&i| file.headers[i].as_str()).collect();
-        let mut writer = PairWriter::new(w, true, false, &header)?;
-        for pair in &file.pairs {
-            let [(html_a, rendered_a), (html_b, rendered_b)] =
-                [&pair.a, &pair.b].map(|side| (shown(&side.html), render_of(&side.html)));
-            let values: Vec<&str> = kept.iter().map(|&i| pair.fields[i].as_str()).collect();
-            writer.write(
-                SideColumns {
-                    url: &pair.a.url,
-                    html: &html_a,
-                    rendered: &rendered_a,
-                },
-                SideColumns {
-                    url: &pair.b.url,
-                    html: &html_b,
-                    rendered: &rendered_b,
-                },
-                "",
-                &values,
-            )?;
-        }
-        writer.finish()
-    })
 }

@@ -7,7 +7,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use encoding_rs::Encoding;
@@ -16,6 +16,32 @@ use flate2::read::MultiGzDecoder;
 /// Bodies are cut here. Real pages are well below it (the largest in the
 /// training corpus is 1.6 MB); past it, extra bytes only cost time.
 pub const MAX_BODY_BYTES: usize = 4 << 20;
+
+/// File names a folder of pages holds documents under.
+const HTML_SUFFIXES: [&str; 4] = [".html", ".htm", ".html.gz", ".htm.gz"];
+
+/// The pages in a folder and its subfolders (`.html`, `.htm`, gzip'd or not), sorted.
+pub fn html_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    list_html(dir, &mut files)?;
+    files.sort();
+    Ok(files)
+}
+
+fn list_html(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            list_html(&path, out)?;
+        } else if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+            let lower = name.to_ascii_lowercase();
+            if HTML_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
+                out.push(path);
+            }
+        }
+    }
+    Ok(())
+}
 
 /// A body as read from disk, cut and decoded.
 #[derive(Debug, Clone)]

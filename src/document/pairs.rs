@@ -6,12 +6,14 @@
 //! kept as it is and written back to outputs. Document paths are relative to the
 //! CSV's folder unless absolute.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
 use super::rows::RowReader;
+use crate::util::write_atomically;
 
 /// Columns a pair file must have.
 pub const REQUIRED_COLUMNS: [&str; 4] = ["url_a", "url_b", "html_a", "html_b"];
@@ -138,6 +140,58 @@ impl PairFile {
             path: path.to_path_buf(),
             headers,
             pairs,
+        })
+    }
+
+    /// Copies the file to `out` with rendered_a, rendered_b naming the stored renders
+    /// (documents without one keep an empty cell); its other columns pass through.
+    /// Paths are written relative to `out`'s folder when they are inside it, so the
+    /// copy may live anywhere.
+    pub fn write_with_renders(
+        &self,
+        stored: &BTreeMap<PathBuf, PathBuf>,
+        out: &Path,
+    ) -> Result<()> {
+        let kept: Vec<usize> = (0..self.headers.len())
+            .filter(|&i| !DOCUMENT_COLUMNS.contains(&self.headers[i].as_str()))
+            .collect();
+        let base = out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .canonicalize()?;
+        let shown = |path: &Path| -> String {
+            let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+            path.strip_prefix(&base)
+                .unwrap_or(&path)
+                .display()
+                .to_string()
+        };
+        let render_of =
+            |document: &Path| stored.get(document).map_or_else(String::new, |p| shown(p));
+        write_atomically(out, |w| {
+            let header: Vec<&str> = kept.iter().map(|&i| self.headers[i].as_str()).collect();
+            let mut writer = PairWriter::new(w, true, false, &header)?;
+            for pair in &self.pairs {
+                let [(html_a, rendered_a), (html_b, rendered_b)] =
+                    [&pair.a, &pair.b].map(|side| (shown(&side.html), render_of(&side.html)));
+                let values: Vec<&str> = kept.iter().map(|&i| pair.fields[i].as_str()).collect();
+                writer.write(
+                    SideColumns {
+                        url: &pair.a.url,
+                        html: &html_a,
+                        rendered: &rendered_a,
+                    },
+                    SideColumns {
+                        url: &pair.b.url,
+                        html: &html_b,
+                        rendered: &rendered_b,
+                    },
+                    "",
+                    &values,
+                )?;
+            }
+            writer.finish()
         })
     }
 }

@@ -6,6 +6,7 @@
 //! something is missing, so a warm cache or self-contained pair files need no
 //! browser at all.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -225,6 +226,38 @@ pub fn read_stored(path: &Path) -> Result<RenderedBody> {
     let stored: StoredRender = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not a stored render", path.display()))?;
     Ok(RenderedBody::from(stored))
+}
+
+/// Writes each render (or its failure) into `folder`; the stored file of each
+/// document. Documents that cannot be read get none.
+pub fn store_all(
+    requests: &[Request],
+    bodies: &[RenderedBody],
+    folder: &Path,
+) -> Result<BTreeMap<PathBuf, PathBuf>> {
+    std::fs::create_dir_all(folder)
+        .with_context(|| format!("cannot create {}", folder.display()))?;
+    let mut stored = BTreeMap::new();
+    for (request, body) in requests.iter().zip(bodies) {
+        let Ok(bytes) = read_document(request.document) else {
+            continue;
+        };
+        let path = match body {
+            RenderedBody::Measured(rendered) => {
+                store(&StoredRender::Rendered(rendered.clone()), &bytes, folder)?
+            }
+            RenderedBody::Failed(reason) => {
+                let failed = reason.clone();
+                store(&StoredRender::Failed { failed }, &bytes, folder)?
+            }
+            RenderedBody::SyntheticOnly(_) => match request.stored {
+                Some(given) => given.to_path_buf(),
+                None => continue,
+            },
+        };
+        stored.insert(request.document.to_path_buf(), path);
+    }
+    Ok(stored)
 }
 
 /// Writes a render (or failure) as gzipped JSON into `folder`, named after the
