@@ -81,10 +81,11 @@ fn main() {
         let outcomes: Vec<Option<Outcome>> = (0..pairs.labels.len())
             .map(|i| {
                 (!small[i]).then(|| {
-                    let p = parent.p_duplicate(&pairs.vectors[i]);
+                    let judgement = parent.judge(&pairs.vectors[i]);
                     Outcome {
-                        p_duplicate: p,
-                        decision: parent.decide(p),
+                        p_duplicate: judgement.p_duplicate,
+                        spread: judgement.spread,
+                        decision: parent.decide(judgement),
                         decided_by: "model",
                         vector: Some(pairs.vectors[i].clone()),
                     }
@@ -164,7 +165,8 @@ fn train_start(start: &LabelledPairs, groups: &[u64], small: &[bool], seed: u64)
         .collect();
     let learner = TreeParams::default().check().expect("default parameters");
     let policy = DecisionPolicy::new(0.95).expect("a valid target");
-    let trained = train_on_parts(start, &parts, &learner, &policy).expect("the start share trains");
+    let trained =
+        train_on_parts(start, &parts, &learner, &policy, seed).expect("the start share trains");
     let info = TrainingInfo {
         pairs: start.len(),
         ..TrainingInfo::default()

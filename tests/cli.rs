@@ -121,6 +121,7 @@ fn score_writes_input_columns_plus_decisions() {
             "html_b",
             "note",
             "p_duplicate",
+            "p_spread",
             "confidence",
             "decision",
             "decided_by"
@@ -131,12 +132,13 @@ fn score_writes_input_columns_plus_decisions() {
     assert_eq!(rows[1][0], "2");
     assert_eq!(rows[1][5], "mirror");
     // Byte-identical bodies are decided by screening, and the output says so.
-    assert_eq!(rows[0][8], "duplicate");
-    assert_eq!(rows[0][9], "screen:identical-bodies");
+    assert_eq!(rows[0][9], "duplicate");
+    assert_eq!(rows[0][10], "screen:identical-bodies");
     for row in &rows {
         let p: f64 = row[6].parse().unwrap();
-        assert!((0.0..=1.0).contains(&p));
-        assert!(["duplicate", "distinct", "review"].contains(&row[8].as_str()));
+        let spread: f64 = row[7].parse().unwrap();
+        assert!((0.0..=1.0).contains(&p) && (0.0..=0.5).contains(&spread));
+        assert!(["duplicate", "distinct", "review"].contains(&row[9].as_str()));
     }
     // The unrelated article is less likely a duplicate than the mirror.
     let p = |i: usize| rows[i][6].parse::<f64>().unwrap();
@@ -296,7 +298,10 @@ fn train_evaluate_explain_round_trip() {
             .args(["train", "--seed", "3", "--pairs", er, "--out"])
             .arg(&model),
     );
-    assert!(text.contains("F1") && text.contains("leaves"), "{text}");
+    assert!(
+        text.contains("F1") && text.contains("forest: 100 trees"),
+        "{text}"
+    );
     let again = dir.path().join("m2.json");
     twinpage()
         .args(["train", "--seed", "3", "--pairs", er, "--out"])
@@ -320,6 +325,24 @@ fn train_evaluate_explain_round_trip() {
     assert!(report["overall"]["f1"].as_f64().unwrap() > 0.3);
     assert!(report["by"]["groups"]["wdc"]["pairs"].as_u64().unwrap() > 100);
 
+    // Leave one kind out: a model per kind, each trained without it.
+    let json = stdout_of(
+        twinpage()
+            .args(["evaluate", "--json", "--leave-out", "kind", "--pairs", er])
+            .args(["--train", er, "--model"])
+            .arg(&model),
+    );
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let groups = report["groups"].as_array().unwrap();
+    let total = report["pooled"]["pairs"].as_u64().unwrap();
+    assert_eq!(groups.len(), 4, "{json}");
+    for group in groups {
+        let measured = group["metrics"]["pairs"].as_u64().unwrap();
+        let trained = group["trained_on"].as_u64().unwrap();
+        assert_eq!(trained + measured, total, "{group}: trained on the rest");
+        assert!(group["metrics"]["calibration_error"].as_f64().unwrap() >= 0.0);
+    }
+
     let (_fixture, pairs) = fixture("");
     let text = stdout_of(
         twinpage()
@@ -332,7 +355,10 @@ fn train_evaluate_explain_round_trip() {
         text.contains("p_duplicate") && text.contains("fetched."),
         "{text}"
     );
-    assert!(text.contains("leaf"));
+    assert!(
+        text.contains("trees vote duplicate") && text.contains("bin"),
+        "{text}"
+    );
     // Byte-identical bodies are decided by the screen, as `score` decides them.
     let text = stdout_of(
         twinpage()

@@ -2,9 +2,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 use twinpage::evaluate::grouped::{self, Grouped};
+use twinpage::evaluate::leave_out;
+use twinpage::model::Metrics;
 use twinpage::pipeline;
 
 /// Precision, recall, F1, accuracy, confusion matrix and review share on labelled pairs.
@@ -19,6 +21,16 @@ pub struct Args {
     /// Also break the figures down by the values of this column (e.g. kind).
     #[arg(long, value_name = "COLUMN")]
     by: Option<String>,
+    /// Leave-one-group-out instead: for each value K of this column (e.g. kind),
+    /// train a model like --model's (same estimator, parameters, policy, seed) on
+    /// the training pairs whose column is not K, and measure it on the --pairs
+    /// whose column is K.
+    #[arg(long, value_name = "COLUMN", conflicts_with = "by")]
+    leave_out: Option<String>,
+    /// With --leave-out: the labelled pairs to train on [default: the files the
+    /// model was trained on].
+    #[arg(long, value_name = "T.csv", requires = "leave_out")]
+    train: Vec<PathBuf>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -30,6 +42,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if let Some(column) = &args.leave_out {
+        return leave_out(&args, column);
+    }
     let (model, batch) =
         super::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
     let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
@@ -78,5 +93,91 @@ pub fn run(args: Args) -> Result<()> {
             println!("skipped {} row(s) with unreadable documents", skipped.len());
         }
     }
+    Ok(())
+}
+
+/// `--leave-out COLUMN`: a model per left-out group, measured on that group.
+fn leave_out(args: &Args, column: &str) -> Result<()> {
+    let (model, measured) =
+        super::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
+    let train_files: Vec<PathBuf> = if args.train.is_empty() {
+        model.training.files.iter().map(PathBuf::from).collect()
+    } else {
+        args.train.clone()
+    };
+    if train_files.is_empty() {
+        bail!("model {} records no training files: give --train", model.id);
+    }
+    let training = super::load_batch(&train_files, &args.render)?;
+    super::unreadable_rows(&measured, args.skip_bad)?;
+    super::unreadable_rows(&training, args.skip_bad)?;
+    let (train_set, train_groups, _) = pipeline::labelled_by(&training, Some(column))?;
+    let (measured_set, measured_groups, _) = pipeline::labelled_by(&measured, Some(column))?;
+    let learner = model.estimator.learner()?;
+    let (left_out, pooled) = leave_out::leave_one_out(
+        &leave_out::Grouped {
+            pairs: &train_set,
+            groups: &train_groups,
+        },
+        &leave_out::Grouped {
+            pairs: &measured_set,
+            groups: &measured_groups,
+        },
+        learner.as_ref(),
+        &model.policy,
+        model.seed,
+    )?;
+    if args.json {
+        let report = serde_json::json!({
+            "model": model.id,
+            "estimator": model.estimator.kind(),
+            "leave_out": column,
+            "pooled": pooled,
+            "groups": left_out,
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    println!(
+        "leave one {column} out: {} models like {} ({}), each trained without the {column} it is measured on",
+        left_out.len(),
+        model.id,
+        model.estimator.kind()
+    );
+    println!(
+        "{:<22} {:>6} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7}",
+        column, "pairs", "trained", "accuracy", "dup.prec", "dist.prec", "review", "ECE"
+    );
+    let row = |name: &str, trained: String, m: &Metrics| {
+        let c = &m.confusion;
+        let precision = |decided: usize, x: f64| {
+            if decided > 0 {
+                format!("{x:.4}")
+            } else {
+                "-".into()
+            }
+        };
+        println!(
+            "{:<22} {:>6} {:>8} {:>8.4} {:>9} {:>9} {:>7.4} {:>7.4}",
+            name,
+            m.pairs,
+            trained,
+            m.accuracy,
+            precision(
+                c.duplicate_as_duplicate + c.distinct_as_duplicate,
+                m.duplicate_decision_precision
+            ),
+            precision(
+                c.duplicate_as_distinct + c.distinct_as_distinct,
+                m.distinct_decision_precision
+            ),
+            m.review_share,
+            m.calibration_error
+        );
+    };
+    for l in &left_out {
+        row(&l.group, l.trained_on.to_string(), &l.metrics);
+    }
+    row("(all, pooled)", String::new(), &pooled);
     Ok(())
 }

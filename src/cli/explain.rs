@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use twinpage::document::PairFile;
-use twinpage::model::{Explanation, Model};
+use twinpage::model::{ExplainedStep, Explanation};
 use twinpage::pipeline::{self, Batch};
 
 /// Show the tree path of a pair: each signal's value, the threshold it met, the leaf's counts.
@@ -55,7 +55,7 @@ pub fn run(args: Args) -> Result<()> {
                 batch.documents.pair(pair).err().unwrap_or_default()
             ),
             Some(outcome) => match &outcome.vector {
-                Some(vector) => print_explanation(&model.explain(vector), &model),
+                Some(vector) => print_explanation(&model.explain(vector)),
                 None => println!(
                     "  decided {} by {} before the signals ran",
                     outcome.decision.as_str(),
@@ -68,8 +68,36 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-fn print_explanation(e: &Explanation, model: &Model) {
-    for step in &e.steps {
+fn print_explanation(e: &Explanation) {
+    if let Some(c) = e.committee {
+        println!(
+            "  {} of {} trees vote duplicate; their mean {:.4}, spread {:.4} (review beyond {:.2})",
+            c.duplicate_votes, c.trees, c.mean, c.spread, e.thresholds.max_spread
+        );
+        println!("  {}", e.tree);
+    }
+    print_steps(&e.steps);
+    for path in &e.more_paths {
+        println!("  {}", path.tree);
+        print_steps(&path.steps);
+    }
+    let c = &e.counts;
+    let cell = if e.committee.is_some() { "bin" } else { "leaf" };
+    println!(
+        "  {cell} {}: training {} duplicate / {} distinct, calibration {} duplicate / {} distinct",
+        e.cell, c.fit_duplicates, c.fit_distinct, c.calibration_duplicates, c.calibration_distinct
+    );
+    println!(
+        "  p_duplicate {:.4} -> {} (duplicate at >= {:.4}, distinct at <= {:.4})",
+        e.p_duplicate,
+        e.decision().as_str(),
+        e.thresholds.duplicate,
+        e.thresholds.distinct
+    );
+}
+
+fn print_steps(steps: &[ExplainedStep]) {
+    for step in steps {
         let (op, side) = if step.went_left {
             ("<", "left")
         } else {
@@ -80,16 +108,4 @@ fn print_explanation(e: &Explanation, model: &Model) {
             step.signal, step.value, step.threshold
         );
     }
-    let c = &e.counts;
-    println!(
-        "  leaf {}: training {} duplicate / {} distinct, calibration {} duplicate / {} distinct",
-        e.cell, c.fit_duplicates, c.fit_distinct, c.calibration_duplicates, c.calibration_distinct
-    );
-    println!(
-        "  p_duplicate {:.4} -> {} (duplicate at >= {:.4}, distinct at <= {:.4})",
-        e.p_duplicate,
-        model.decide(e.p_duplicate).as_str(),
-        e.thresholds.duplicate,
-        e.thresholds.distinct
-    );
 }

@@ -22,13 +22,17 @@ pub struct Args {
     #[arg(long, default_value_t = 7)]
     seed: u64,
     /// Kind of estimator.
-    #[arg(long, default_value = KINDS[0].name, value_parser = kind_names())]
+    #[arg(long, alias = "model-kind", default_value = KINDS[0].name, value_parser = kind_names())]
     estimator: String,
     #[command(flatten)]
     params: Declared<Estimators>,
     /// Precision each automatic decision (duplicate, distinct) must reach on held-out pairs.
     #[arg(long, default_value_t = DecisionPolicy::default().precision_target())]
     precision_target: f64,
+    /// Pairs on which a forest's trees disagree more than this (standard deviation
+    /// of their outputs) go to review whatever their confidence; 1 turns it off.
+    #[arg(long, default_value_t = DecisionPolicy::default().max_spread())]
+    max_spread: f64,
     /// Skip rows whose documents cannot be read (listed in OUT.skipped.csv).
     #[arg(long)]
     skip_bad: bool,
@@ -51,7 +55,7 @@ pub fn run(args: Args) -> Result<()> {
         .values
         .check_known(kind.params, &estimator_name)?;
     let learner = (kind.learner)(&args.params.values)?;
-    let policy = DecisionPolicy::new(args.precision_target)?;
+    let policy = DecisionPolicy::new(args.precision_target)?.with_max_spread(args.max_spread)?;
     let batch = super::load_batch(&args.pairs, &args.render)?;
     let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
     let (set, fingerprint) = pipeline::labelled_pairs(&batch)?;

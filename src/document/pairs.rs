@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use super::rows::RowReader;
 use crate::util::write_atomically;
@@ -141,6 +141,14 @@ impl PairFile {
             headers,
             pairs,
         })
+    }
+
+    /// The position of the column `name`; an error names the file when it has none.
+    pub fn column(&self, name: &str) -> Result<usize> {
+        self.headers
+            .iter()
+            .position(|h| h == name)
+            .with_context(|| format!("{}: no column `{name}`", self.path.display()))
     }
 
     /// Copies the file to `out` with rendered_a, rendered_b naming the stored renders

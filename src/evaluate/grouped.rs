@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use crate::model::{Confusion, Metrics};
 use crate::pipeline::{Batch, Outcome};
@@ -22,27 +22,14 @@ pub fn by_column(
     outcomes: &[Option<Outcome>],
     column: Option<&str>,
 ) -> Result<Grouped> {
-    let columns: Vec<Option<usize>> = batch
-        .files
-        .iter()
-        .map(|f| match column {
-            None => Ok(None),
-            Some(name) => f
-                .headers
-                .iter()
-                .position(|h| h == name)
-                .map(Some)
-                .with_context(|| format!("{}: no column `{name}` to group by", f.path.display())),
-        })
-        .collect::<Result<_>>()?;
+    let values = column.map(|name| batch.column(name)).transpose()?;
     let rows = batch
-        .files
-        .iter()
-        .zip(&columns)
-        .flat_map(|(f, &col)| f.pairs.iter().map(move |p| (p, col)));
+        .pairs()
+        .enumerate()
+        .map(|(i, p)| (p, values.as_ref().map(|v| &v[i])));
     let mut overall = Confusion::default();
     let mut groups: BTreeMap<String, Confusion> = BTreeMap::new();
-    for ((pair, col), outcome) in rows.zip(outcomes) {
+    for ((pair, value), outcome) in rows.zip(outcomes) {
         let Some(o) = outcome else { continue };
         let Some(label) = pair.label else {
             bail!(
@@ -51,8 +38,8 @@ pub fn by_column(
             );
         };
         overall.add(label, o.p_duplicate, o.decision);
-        if let Some(c) = col {
-            let group = groups.entry(pair.fields[c].clone()).or_default();
+        if let Some(value) = value {
+            let group = groups.entry(value.clone()).or_default();
             group.add(label, o.p_duplicate, o.decision);
         }
     }

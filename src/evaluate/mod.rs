@@ -1,8 +1,9 @@
 //! Judging: a model's figures on labelled pairs broken down by any column
-//! ([`grouped`]), and the classic detectors on the same pairs ([`baseline`]: the
+//! ([`grouped`]), on groups it never trained on ([`leave_out`]), and the classic detectors on the same pairs ([`baseline`]: the
 //! candidate methods and the Yandex signature detectors of [`signatures`], each
 //! as a stand-alone duplicate detector).
 
 pub mod baseline;
 pub mod grouped;
+pub mod leave_out;
 pub mod signatures;

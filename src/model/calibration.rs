@@ -68,6 +68,9 @@ impl Calibration {
             cell.p_duplicate = (f64::from(cell.calibration_duplicates) + PRIOR_PAIRS * fit_share)
                 / (n + PRIOR_PAIRS);
         }
+        if estimator.ordered() {
+            pool_adjacent_violators(&mut cells);
+        }
         Calibration { cells }
     }
 
@@ -87,6 +90,30 @@ impl Calibration {
         {
             Some(bad) => Err(format!("cell {bad} has a confidence outside [0, 1]")),
             None => Ok(()),
+        }
+    }
+}
+
+/// Makes the confidence of ordered cells non-decreasing (isotonic regression):
+/// neighbouring cells whose confidences run backwards are pooled, weighted by the
+/// pairs each rests on, until none do.
+fn pool_adjacent_violators(cells: &mut [Cell]) {
+    // Blocks of pooled cells: (first cell, cells, weight, mean).
+    let mut blocks: Vec<(usize, usize, f64, f64)> = Vec::new();
+    for (i, cell) in cells.iter().enumerate() {
+        let weight = f64::from(cell.calibration_pairs()) + PRIOR_PAIRS;
+        blocks.push((i, 1, weight, cell.p_duplicate));
+        while blocks.len() > 1 && blocks[blocks.len() - 2].3 > blocks[blocks.len() - 1].3 {
+            let (_, n, w, mean) = blocks.pop().expect("two blocks");
+            let last = blocks.last_mut().expect("two blocks");
+            last.3 = (last.3 * last.2 + mean * w) / (last.2 + w);
+            last.1 += n;
+            last.2 += w;
+        }
+    }
+    for (first, n, _, mean) in blocks {
+        for cell in &mut cells[first..first + n] {
+            cell.p_duplicate = mean;
         }
     }
 }
@@ -138,5 +165,27 @@ mod tests {
             cells: cells[..1].to_vec(),
         };
         assert!(short.validate(&tree).is_err());
+    }
+
+    #[test]
+    fn ordered_cells_get_a_monotone_confidence() {
+        let cell = |duplicates: u32, distinct: u32, p: f64| Cell {
+            calibration_duplicates: duplicates,
+            calibration_distinct: distinct,
+            p_duplicate: p,
+            ..Cell::default()
+        };
+        let mut cells = vec![
+            cell(1, 9, 0.1),
+            cell(7, 3, 0.7),
+            cell(1, 1, 0.5),
+            cell(9, 1, 0.9),
+        ];
+        pool_adjacent_violators(&mut cells);
+        let p: Vec<f64> = cells.iter().map(|c| c.p_duplicate).collect();
+        // 0.7 (weight 13) and 0.5 (weight 5) pool to (9.1 + 2.5) / 18.
+        assert!((p[1] - 11.6 / 18.0).abs() < 1e-12 && p[1] == p[2], "{p:?}");
+        assert!(p.windows(2).all(|w| w[0] <= w[1]), "{p:?}");
+        assert_eq!((p[0], p[3]), (0.1, 0.9));
     }
 }

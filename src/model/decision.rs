@@ -30,7 +30,18 @@ impl Decision {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct DecisionPolicy {
     precision_target: f64,
+    /// Pairs on which an ensemble's members disagree more than this (standard
+    /// deviation of their outputs) go to review whatever their confidence.
+    #[serde(default = "no_spread_limit")]
+    max_spread: f64,
 }
+
+fn no_spread_limit() -> f64 {
+    1.0
+}
+
+/// The default limit on the members' disagreement.
+pub const MAX_SPREAD: f64 = 0.4;
 
 impl DecisionPolicy {
     pub fn new(precision_target: f64) -> Result<DecisionPolicy> {
@@ -38,11 +49,27 @@ impl DecisionPolicy {
             precision_target > 0.5 && precision_target <= 1.0,
             "precision target must be in (0.5, 1]"
         );
-        Ok(DecisionPolicy { precision_target })
+        Ok(DecisionPolicy {
+            precision_target,
+            ..DecisionPolicy::default()
+        })
+    }
+
+    /// The same policy with another limit on the members' disagreement (1: none).
+    pub fn with_max_spread(self, max_spread: f64) -> Result<DecisionPolicy> {
+        ensure!(
+            max_spread > 0.0 && max_spread <= 1.0,
+            "the spread limit must be in (0, 1]"
+        );
+        Ok(DecisionPolicy { max_spread, ..self })
     }
 
     pub fn precision_target(&self) -> f64 {
         self.precision_target
+    }
+
+    pub fn max_spread(&self) -> f64 {
+        self.max_spread
     }
 }
 
@@ -50,6 +77,25 @@ impl Default for DecisionPolicy {
     fn default() -> Self {
         DecisionPolicy {
             precision_target: 0.98,
+            max_spread: MAX_SPREAD,
+        }
+    }
+}
+
+/// What a model says of one pair: its calibrated confidence, and how much the
+/// members of an ensemble disagree on it (0 for a single model).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Judgement {
+    pub p_duplicate: f64,
+    pub spread: f64,
+}
+
+impl Judgement {
+    /// A confidence no committee doubts.
+    pub fn certain(p_duplicate: f64) -> Judgement {
+        Judgement {
+            p_duplicate,
+            spread: 0.0,
         }
     }
 }
@@ -60,12 +106,18 @@ impl Default for DecisionPolicy {
 pub struct Thresholds {
     pub duplicate: f64,
     pub distinct: f64,
+    /// Beyond this disagreement of its members, a pair goes to review.
+    #[serde(default = "no_spread_limit")]
+    pub max_spread: f64,
 }
 
 impl Thresholds {
     /// The routing rule.
-    pub fn route(&self, p_duplicate: f64) -> Decision {
-        if p_duplicate >= self.duplicate {
+    pub fn route(&self, judgement: Judgement) -> Decision {
+        let p_duplicate = judgement.p_duplicate;
+        if judgement.spread > self.max_spread {
+            Decision::Review
+        } else if p_duplicate >= self.duplicate {
             Decision::Duplicate
         } else if p_duplicate <= self.distinct {
             Decision::Distinct
@@ -75,21 +127,27 @@ impl Thresholds {
     }
 
     /// The widest thresholds whose automatic decisions reach the policy's
-    /// precision on `scored` (p_duplicate, label) pairs. When no threshold reaches
-    /// it, that side decides nothing (duplicate = 1.0 beyond any smoothed p;
-    /// distinct = 0.0).
-    pub fn choose(scored: &[(f64, bool)], policy: &DecisionPolicy) -> Thresholds {
+    /// precision on `scored` (judgement, label) pairs, among those the spread
+    /// limit lets through. When no threshold reaches it, that side decides
+    /// nothing (duplicate = 1.0 beyond any smoothed p; distinct = 0.0).
+    pub fn choose(scored: &[(Judgement, bool)], policy: &DecisionPolicy) -> Thresholds {
         let target = policy.precision_target;
-        let mut by_p: Vec<(f64, bool)> = scored.to_vec();
+        let mut by_p: Vec<(f64, bool)> = scored
+            .iter()
+            .filter(|(j, _)| j.spread <= policy.max_spread)
+            .map(|&(j, label)| (j.p_duplicate, label))
+            .collect();
         by_p.sort_by(|a, b| a.0.total_cmp(&b.0));
         let duplicate =
             lowest_precise_cut(by_p.iter().rev().map(|&(p, l)| (p, l)), target).unwrap_or(1.0);
-        let distinct = lowest_precise_cut(by_p.iter().map(|&(p, l)| (p, !l)), target)
-            .filter(|&t| t < duplicate)
-            .unwrap_or(0.0);
+        // The distinct side is chosen among pairs below the duplicate threshold:
+        // the two ranges never overlap.
+        let below = by_p.iter().filter(|&&(p, _)| p < duplicate);
+        let distinct = lowest_precise_cut(below.map(|&(p, l)| (p, !l)), target).unwrap_or(0.0);
         Thresholds {
             duplicate,
             distinct,
+            max_spread: policy.max_spread,
         }
     }
 }
@@ -121,6 +179,13 @@ mod tests {
         DecisionPolicy::new(target).unwrap()
     }
 
+    fn sure(scored: Vec<(f64, bool)>) -> Vec<(Judgement, bool)> {
+        scored
+            .into_iter()
+            .map(|(p, l)| (Judgement::certain(p), l))
+            .collect()
+    }
+
     #[test]
     fn thresholds_reach_the_target() {
         // p=0.9: 10 duplicates; p=0.7: 9 dup + 1 distinct; p=0.5: 5/5; p=0.1: 20 distinct
@@ -130,6 +195,7 @@ mod tests {
         scored.extend(vec![(0.5, true); 5]);
         scored.extend(vec![(0.5, false); 5]);
         scored.extend(vec![(0.1, false); 20]);
+        let scored = sure(scored);
         let t = Thresholds::choose(&scored, &policy(0.95));
         // {>=0.9}: 10/10; {>=0.7}: 19/20 = 0.95 ok; {>=0.5}: 24/30 = 0.8 no -> 0.7
         assert_eq!(t.duplicate, 0.7);
@@ -137,14 +203,19 @@ mod tests {
         assert_eq!(t.distinct, 0.1);
         let strict = Thresholds::choose(&scored, &policy(0.999));
         assert_eq!(strict.duplicate, 0.9);
-        assert_eq!(t.route(0.7), Decision::Duplicate);
-        assert_eq!(t.route(0.5), Decision::Review);
-        assert_eq!(t.route(0.1), Decision::Distinct);
+        assert_eq!(t.route(Judgement::certain(0.7)), Decision::Duplicate);
+        assert_eq!(t.route(Judgement::certain(0.5)), Decision::Review);
+        assert_eq!(t.route(Judgement::certain(0.1)), Decision::Distinct);
+        let doubted = Judgement {
+            p_duplicate: 0.9,
+            spread: MAX_SPREAD + 0.01,
+        };
+        assert_eq!(t.route(doubted), Decision::Review, "the trees disagree");
     }
 
     #[test]
     fn unreachable_target_decides_nothing() {
-        let scored = vec![(0.6, true), (0.6, false), (0.4, true), (0.4, false)];
+        let scored = sure(vec![(0.6, true), (0.6, false), (0.4, true), (0.4, false)]);
         let t = Thresholds::choose(&scored, &policy(0.98));
         assert_eq!((t.duplicate, t.distinct), (1.0, 0.0));
     }
@@ -154,5 +225,6 @@ mod tests {
         assert!(DecisionPolicy::new(0.3).is_err());
         assert!(DecisionPolicy::new(1.01).is_err());
         assert_eq!(DecisionPolicy::new(0.95).unwrap().precision_target(), 0.95);
+        assert!(DecisionPolicy::default().with_max_spread(0.0).is_err());
     }
 }

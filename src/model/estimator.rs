@@ -26,8 +26,18 @@ pub trait Estimator: Debug + Send + Sync {
     fn cells(&self) -> usize;
     /// The cell a signal vector falls into.
     fn cell(&self, x: &[f64]) -> usize;
-    /// The tests that put `x` in its cell, in the order they were applied.
-    fn steps(&self, x: &[f64]) -> Vec<Step>;
+    /// Whether the cells are bins of one score, in order (calibration then keeps
+    /// the confidence monotone across them).
+    fn ordered(&self) -> bool {
+        false
+    }
+    /// The paths of tests that lead `x` to its cell: one for a tree, the most
+    /// representative trees' for a forest.
+    fn paths(&self, x: &[f64]) -> Vec<Path>;
+    /// How the members of an ensemble vote on `x`; `None` for a single model.
+    fn committee(&self, _x: &[f64]) -> Option<Committee> {
+        None
+    }
     /// Checks a structure read from a file against the number of signals (a
     /// model file can be edited by hand).
     fn validate(&self, signals: usize) -> Result<(), String>;
@@ -41,8 +51,9 @@ pub trait Estimator: Debug + Send + Sync {
 
 /// Checked parameters of a kind of estimator.
 pub trait Learner {
-    /// Fits an estimator to labelled signal vectors (all of one width, finite).
-    fn fit(&self, vectors: &[&[f64]], labels: &[bool]) -> Result<Arc<dyn Estimator>>;
+    /// Fits an estimator to labelled signal vectors (all of one width, finite);
+    /// the same seed gives the same estimator.
+    fn fit(&self, vectors: &[&[f64]], labels: &[bool], seed: u64) -> Result<Arc<dyn Estimator>>;
 }
 
 /// One test on a vector's way to its cell: `value < threshold` went left.
@@ -52,6 +63,25 @@ pub struct Step {
     pub threshold: f64,
     pub value: f64,
     pub went_left: bool,
+}
+
+/// A path of tests through one tree, and what the tree is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Path {
+    pub label: String,
+    pub steps: Vec<Step>,
+}
+
+/// How an ensemble's members vote on one pair.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Committee {
+    pub trees: usize,
+    /// Members whose own output says duplicate (≥ 0.5).
+    pub duplicate_votes: usize,
+    /// The members' mean output (before calibration).
+    pub mean: f64,
+    /// Standard deviation of the members' outputs: their disagreement.
+    pub spread: f64,
 }
 
 /// A kind of estimator: its name, its parameters, and how to make one.

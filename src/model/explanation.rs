@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::calibration::Cell;
-use super::decision::Thresholds;
+use super::decision::{Decision, Judgement, Thresholds};
+use super::estimator::Committee;
 
 /// One test on the way: the signal's value against the threshold it met.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -16,6 +17,13 @@ pub struct ExplainedStep {
     pub threshold: f64,
     /// `value < threshold`.
     pub went_left: bool,
+}
+
+/// The path of one more tree of a forest, and which tree it is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExplainedPath {
+    pub tree: String,
+    pub steps: Vec<ExplainedStep>,
 }
 
 /// The counts of the cell a pair fell in (the confidence is beside them).
@@ -48,12 +56,37 @@ impl CellCounts {
 /// seam call the cell `leaf` and its counts `leaf_counts`: both are read.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Explanation {
+    /// Which tree `steps` walk (of a forest: its most representative one).
+    #[serde(default)]
+    pub tree: String,
+    /// The tests of that tree.
     pub steps: Vec<ExplainedStep>,
-    /// The calibration cell (a tree's leaf).
+    /// A forest's next most representative trees.
+    #[serde(default)]
+    pub more_paths: Vec<ExplainedPath>,
+    /// How a forest's trees voted.
+    #[serde(default)]
+    pub committee: Option<Committee>,
+    /// The calibration cell (a tree's leaf, a bin of a forest's mean).
     #[serde(alias = "leaf")]
     pub cell: usize,
     #[serde(alias = "leaf_counts")]
     pub counts: CellCounts,
     pub p_duplicate: f64,
     pub thresholds: Thresholds,
+}
+
+impl Explanation {
+    /// The judgement explained.
+    pub fn judgement(&self) -> Judgement {
+        Judgement {
+            p_duplicate: self.p_duplicate,
+            spread: self.committee.map_or(0.0, |c| c.spread),
+        }
+    }
+
+    /// Where the pair was routed.
+    pub fn decision(&self) -> Decision {
+        self.thresholds.route(self.judgement())
+    }
 }

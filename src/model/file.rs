@@ -135,6 +135,7 @@ impl FormatOne {
             thresholds: Thresholds {
                 duplicate: self.thresholds.duplicate,
                 distinct: self.thresholds.distinct,
+                max_spread: 1.0,
             },
             seed: self.seed,
             training: self.training,
@@ -173,7 +174,7 @@ mod tests {
         assert_eq!(again.estimator.to_json(), model.estimator.to_json());
         assert_eq!(again.calibration, model.calibration);
         let x = vec![0.5; model.signals.len()];
-        assert_eq!(again.p_duplicate(&x), model.p_duplicate(&x));
+        assert_eq!(again.judge(&x), model.judge(&x));
     }
 
     #[test]

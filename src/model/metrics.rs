@@ -22,6 +22,21 @@ pub struct Confusion {
     pub fp: usize,
     pub tn: usize,
     pub fn_: usize,
+    /// Pairs by tenth of p_duplicate: how many, their summed p, how many are
+    /// duplicates (the reliability diagram behind the calibration error).
+    #[serde(default)]
+    pub bins: [Bin; BINS],
+}
+
+/// Tenths of p_duplicate in the calibration error.
+pub const BINS: usize = 10;
+
+/// One bin of the reliability diagram.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Bin {
+    pub pairs: usize,
+    pub p_sum: f64,
+    pub duplicates: usize,
 }
 
 impl Confusion {
@@ -42,6 +57,48 @@ impl Confusion {
             (false, Decision::Review) => &mut self.distinct_as_review,
         };
         *cell += 1;
+        let bin = &mut self.bins[((p_duplicate * BINS as f64) as usize).min(BINS - 1)];
+        bin.pairs += 1;
+        bin.p_sum += p_duplicate;
+        bin.duplicates += usize::from(label);
+    }
+
+    /// Expected calibration error: the pair-weighted mean, over the bins, of the
+    /// gap between the mean confidence and the observed share of duplicates.
+    pub fn calibration_error(&self) -> f64 {
+        let total = self.total();
+        if total == 0 {
+            return 0.0;
+        }
+        let gap = |b: &Bin| (b.p_sum - b.duplicates as f64).abs();
+        self.bins.iter().map(gap).sum::<f64>() / total as f64
+    }
+
+    /// Adds the counts of `other`.
+    pub fn merge(&mut self, other: &Confusion) {
+        let counts = [
+            (
+                &mut self.duplicate_as_duplicate,
+                other.duplicate_as_duplicate,
+            ),
+            (&mut self.duplicate_as_distinct, other.duplicate_as_distinct),
+            (&mut self.duplicate_as_review, other.duplicate_as_review),
+            (&mut self.distinct_as_duplicate, other.distinct_as_duplicate),
+            (&mut self.distinct_as_distinct, other.distinct_as_distinct),
+            (&mut self.distinct_as_review, other.distinct_as_review),
+            (&mut self.tp, other.tp),
+            (&mut self.fp, other.fp),
+            (&mut self.tn, other.tn),
+            (&mut self.fn_, other.fn_),
+        ];
+        for (mine, theirs) in counts {
+            *mine += theirs;
+        }
+        for (mine, theirs) in self.bins.iter_mut().zip(&other.bins) {
+            mine.pairs += theirs.pairs;
+            mine.p_sum += theirs.p_sum;
+            mine.duplicates += theirs.duplicates;
+        }
     }
 
     pub fn total(&self) -> usize {
@@ -69,6 +126,7 @@ impl Confusion {
             duplicate_decision_precision: div(self.duplicate_as_duplicate, auto_duplicate),
             distinct_decision_precision: div(self.distinct_as_distinct, auto_distinct),
             review_share: div(review, self.total()),
+            calibration_error: self.calibration_error(),
             confusion: *self,
         }
     }
@@ -89,6 +147,9 @@ pub struct Metrics {
     pub distinct_decision_precision: f64,
     /// Share of pairs routed to review.
     pub review_share: f64,
+    /// Expected calibration error over ten bins of p_duplicate.
+    #[serde(default)]
+    pub calibration_error: f64,
     pub confusion: Confusion,
 }
 
@@ -100,6 +161,7 @@ impl Metrics {
             "pairs {}\n\
              at p>=0.5:  precision {:.4}  recall {:.4}  F1 {:.4}  accuracy {:.4}\n\
              decisions:  duplicate precision {:.4}  distinct precision {:.4}  review share {:.4}\n\
+             calibration error (10 bins): {:.4}\n\
              confusion (label \\ decision):   duplicate  distinct  review\n\
              \x20 duplicate                      {:>9} {:>9} {:>7}\n\
              \x20 distinct                       {:>9} {:>9} {:>7}",
@@ -111,6 +173,7 @@ impl Metrics {
             self.duplicate_decision_precision,
             self.distinct_decision_precision,
             self.review_share,
+            self.calibration_error,
             c.duplicate_as_duplicate,
             c.duplicate_as_distinct,
             c.duplicate_as_review,
@@ -144,6 +207,9 @@ mod tests {
         assert_eq!(m.distinct_decision_precision, 0.5);
         assert!((m.review_share - 0.4).abs() < 1e-12);
         assert!(m.report().contains("F1 0.6667"));
+        // Bins: 0.9 (1 dup), 0.6 (1 dup), 0.2 (1 dup), 0.7 (0), 0.1 (0):
+        // |0.9-1| + |0.6-1| + |0.2-1| + |0.7-0| + |0.1-0| = 2.1, over 5 pairs.
+        assert!((m.calibration_error - 0.42).abs() < 1e-12);
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod decision;
 pub mod estimator;
 pub mod explanation;
 mod file;
+pub mod forest;
 pub mod metrics;
 pub mod train;
 pub mod tree;
@@ -24,9 +25,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub use calibration::Calibration;
-pub use decision::{Decision, DecisionPolicy, Thresholds};
-pub use estimator::{Estimator, Learner};
-pub use explanation::{ExplainedStep, Explanation};
+pub use decision::{Decision, DecisionPolicy, Judgement, Thresholds};
+pub use estimator::{Committee, Estimator, Learner};
+pub use explanation::{ExplainedPath, ExplainedStep, Explanation};
+pub use forest::ForestParams;
 pub use metrics::{Confusion, Metrics};
 pub use train::LabelledPairs;
 pub use tree::TreeParams;
@@ -36,7 +38,7 @@ use anyhow::{bail, Result};
 use crate::signals::Layout;
 
 /// Every kind of estimator, the default first: a new kind is one line here.
-pub const KINDS: &[estimator::Kind] = &[tree::KIND];
+pub const KINDS: &[estimator::Kind] = &[forest::KIND, tree::KIND];
 
 /// The kind of estimator called `name`.
 pub fn estimator_named(name: &str) -> Result<&'static estimator::Kind> {
@@ -139,31 +141,51 @@ impl Model {
         Layout::of(&self.signals)
     }
 
-    /// Calibrated P(duplicate) of a signal vector.
-    pub fn p_duplicate(&self, x: &[f64]) -> f64 {
-        self.calibration.cells[self.estimator.cell(x)].p_duplicate
+    /// What the model says of a signal vector: its calibrated confidence and the
+    /// disagreement of the estimator's members.
+    pub fn judge(&self, x: &[f64]) -> Judgement {
+        Judgement {
+            p_duplicate: self.calibration.cells[self.estimator.cell(x)].p_duplicate,
+            spread: self.estimator.committee(x).map_or(0.0, |c| c.spread),
+        }
     }
 
-    /// Where a pair of this confidence is routed.
-    pub fn decide(&self, p_duplicate: f64) -> Decision {
-        self.thresholds.route(p_duplicate)
+    /// Where a pair so judged is routed.
+    pub fn decide(&self, judgement: Judgement) -> Decision {
+        self.thresholds.route(judgement)
     }
 
     /// Why a signal vector gets its confidence.
     pub fn explain(&self, x: &[f64]) -> Explanation {
         let cell = self.estimator.cell(x);
-        let steps = self
+        let paths = self
             .estimator
-            .steps(x)
+            .paths(x)
             .into_iter()
-            .map(|step| ExplainedStep {
-                signal: self.signals[step.signal].clone(),
-                value: step.value,
-                threshold: step.threshold,
-                went_left: step.went_left,
+            .map(|path| ExplainedPath {
+                tree: path.label,
+                steps: path
+                    .steps
+                    .into_iter()
+                    .map(|step| ExplainedStep {
+                        signal: self.signals[step.signal].clone(),
+                        value: step.value,
+                        threshold: step.threshold,
+                        went_left: step.went_left,
+                    })
+                    .collect(),
             });
+        let mut paths: Vec<ExplainedPath> = paths.collect();
+        let first = if paths.is_empty() {
+            ExplainedPath::default()
+        } else {
+            paths.remove(0)
+        };
         Explanation {
-            steps: steps.collect(),
+            tree: first.tree,
+            steps: first.steps,
+            more_paths: paths,
+            committee: self.estimator.committee(x),
             cell,
             counts: self.calibration.cells[cell].into(),
             p_duplicate: self.calibration.cells[cell].p_duplicate,

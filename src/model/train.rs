@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::{bail, Result};
 
 use super::calibration::Calibration;
-use super::decision::{DecisionPolicy, Thresholds};
+use super::decision::{DecisionPolicy, Judgement, Thresholds};
 use super::estimator::{Estimator, Learner};
 use super::metrics::{Confusion, Metrics};
 use crate::signals::MISSING;
@@ -81,9 +81,12 @@ pub struct Trained {
 }
 
 impl Trained {
-    /// Calibrated P(duplicate) of a signal vector.
-    pub fn p_duplicate(&self, x: &[f64]) -> f64 {
-        self.calibration.cells[self.estimator.cell(x)].p_duplicate
+    /// The calibrated confidence of a signal vector, and the members' disagreement.
+    pub fn judge(&self, x: &[f64]) -> Judgement {
+        Judgement {
+            p_duplicate: self.calibration.cells[self.estimator.cell(x)].p_duplicate,
+            spread: self.estimator.committee(x).map_or(0.0, |c| c.spread),
+        }
     }
 }
 
@@ -98,17 +101,18 @@ pub fn train(
         .into_iter()
         .map(|g| part_of(g, seed))
         .collect();
-    train_on_parts(set, &parts, learner, policy)
+    train_on_parts(set, &parts, learner, policy, seed)
 }
 
 /// Fits on the pairs marked [`Part::Fit`], calibrates on [`Part::Calibration`] and
 /// measures on [`Part::Evaluation`], as the caller split them (retraining keeps
-/// its evaluation pairs frozen).
+/// its evaluation pairs frozen); `seed` seeds the learner.
 pub fn train_on_parts(
     set: &LabelledPairs,
     parts: &[Part],
     learner: &dyn Learner,
     policy: &DecisionPolicy,
+    seed: u64,
 ) -> Result<Trained> {
     let select =
         |part: Part| -> Vec<usize> { (0..set.len()).filter(|&i| parts[i] == part).collect() };
@@ -139,7 +143,7 @@ pub fn train_on_parts(
         .collect();
     let vectors: Vec<&[f64]> = finite.iter().map(Vec::as_slice).collect();
     let labels: Vec<bool> = fit.iter().map(|&i| set.labels[i]).collect();
-    let estimator = learner.fit(&vectors, &labels)?;
+    let estimator = learner.fit(&vectors, &labels, seed)?;
     let rows = |idx: &'_ [usize]| {
         idx.iter()
             .map(|&i| (set.vectors[i].as_slice(), set.labels[i]))
@@ -156,21 +160,26 @@ pub fn train_on_parts(
         thresholds: Thresholds {
             duplicate: 1.0,
             distinct: 0.0,
+            max_spread: 1.0,
         },
         heldout: Metrics::default(),
         fit_pairs: fit.len(),
         calibration_pairs: cal.len(),
         evaluation_pairs: eval.len(),
     };
-    let scored: Vec<(f64, bool)> = rows(&cal)
+    let scored: Vec<(Judgement, bool)> = rows(&cal)
         .into_iter()
-        .map(|(x, label)| (trained.p_duplicate(x), label))
+        .map(|(x, label)| (trained.judge(x), label))
         .collect();
     trained.thresholds = Thresholds::choose(&scored, policy);
     let mut confusion = Confusion::default();
     for (x, label) in rows(&eval) {
-        let p = trained.p_duplicate(x);
-        confusion.add(label, p, trained.thresholds.route(p));
+        let judgement = trained.judge(x);
+        confusion.add(
+            label,
+            judgement.p_duplicate,
+            trained.thresholds.route(judgement),
+        );
     }
     trained.heldout = confusion.metrics();
     Ok(trained)

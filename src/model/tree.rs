@@ -13,8 +13,8 @@ use linfa_trees::{DecisionTree, SplitQuality};
 use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};
 
-use super::estimator::{Estimator, Kind, Learner, Step};
-use crate::util::params::Param;
+use super::estimator::{Estimator, Kind, Learner, Path, Step};
+use crate::util::params::{Param, ParamValues};
 
 /// The tree as a kind of estimator.
 pub const KIND: Kind = Kind {
@@ -22,26 +22,27 @@ pub const KIND: Kind = Kind {
     about: "one decision tree (CART on linfa-trees), leaves calibrated on held-out pairs",
     params: &[MAX_DEPTH, MIN_LEAF_WEIGHT],
     learner: |values| {
-        let params = TreeParams::default()
-            .max_depth(values.get(&MAX_DEPTH)?)
-            .min_leaf_weight(values.get(&MIN_LEAF_WEIGHT)?);
-        Ok(Box::new(params.check()?))
+        Ok(Box::new(
+            TreeParams::from_values(values, TreeParams::default())?.check()?,
+        ))
     },
     read: |fields| Ok(Arc::new(serde_json::from_value::<Tree>(fields)?)),
 };
 
-const MAX_DEPTH: Param = Param {
+/// A tree's parameters, shared by every kind made of trees (each has its own defaults).
+pub(super) const MAX_DEPTH: Param = Param {
     name: "max-depth",
     value_name: "N",
-    help: "tree: deepest level of the tree",
-    default: || Some(TreeParams::default().max_depth.to_string()),
+    help: "deepest level of a tree [default: 10 alone, 12 in a forest]",
+    default: || None,
 };
 
-const MIN_LEAF_WEIGHT: Param = Param {
+pub(super) const MIN_LEAF_WEIGHT: Param = Param {
     name: "min-leaf-weight",
     value_name: "W",
-    help: "tree: smallest class-weighted number of pairs in a leaf",
-    default: || Some(TreeParams::default().min_leaf_weight.to_string()),
+    help:
+        "smallest class-weighted number of pairs in a tree's leaf [default: 5 alone, 2 in a forest]",
+    default: || None,
 };
 
 /// A tree's parameters as given; [`TreeParams::check`] makes the ones that fit.
@@ -84,6 +85,15 @@ impl TreeParams {
         self
     }
 
+    /// `defaults`, with the tree parameters given in `values`.
+    pub(super) fn from_values(values: &ParamValues, defaults: TreeParams) -> Result<TreeParams> {
+        let depth = values.optional(&MAX_DEPTH)?;
+        let weight = values.optional(&MIN_LEAF_WEIGHT)?;
+        Ok(defaults
+            .max_depth(depth.unwrap_or(defaults.max_depth))
+            .min_leaf_weight(weight.unwrap_or(defaults.min_leaf_weight)))
+    }
+
     /// The parameters, if linfa would take them and they make sense.
     pub fn check(self) -> Result<ValidTreeParams> {
         ensure!(self.max_depth >= 1, "max depth must be at least 1");
@@ -104,7 +114,15 @@ impl TreeParams {
 pub struct ValidTreeParams(TreeParams);
 
 impl Learner for ValidTreeParams {
-    fn fit(&self, vectors: &[&[f64]], labels: &[bool]) -> Result<Arc<dyn Estimator>> {
+    /// linfa-trees' fit draws nothing at random: the seed is not needed.
+    fn fit(&self, vectors: &[&[f64]], labels: &[bool], _seed: u64) -> Result<Arc<dyn Estimator>> {
+        Ok(Arc::new(self.fit_tree(vectors, labels)?))
+    }
+}
+
+impl ValidTreeParams {
+    /// Fits a tree to labelled signal vectors.
+    pub fn fit_tree(&self, vectors: &[&[f64]], labels: &[bool]) -> Result<Tree> {
         let params = self.0;
         let width = vectors.first().map_or(0, |v| v.len());
         let mut x = Array2::<f64>::zeros((vectors.len(), width));
@@ -127,7 +145,7 @@ impl Learner for ValidTreeParams {
             .min_weight_split(2.0 * params.min_leaf_weight)
             .min_impurity_decrease(params.min_impurity_decrease)
             .fit(&dataset)?;
-        Ok(Arc::new(Tree::from_linfa(&fitted, params)))
+        Ok(Tree::from_linfa(&fitted, params))
     }
 }
 
@@ -264,8 +282,11 @@ impl Estimator for Tree {
         self.walk(x, |_| {})
     }
 
-    fn steps(&self, x: &[f64]) -> Vec<Step> {
-        self.route(x).1
+    fn paths(&self, x: &[f64]) -> Vec<Path> {
+        vec![Path {
+            label: "the tree".into(),
+            steps: self.route(x).1,
+        }]
     }
 
     fn validate(&self, signals: usize) -> Result<(), String> {
@@ -323,7 +344,6 @@ impl Estimator for Tree {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::util::params::ParamValues;
 
     /// x0 < 0.5 ? leaf 0 : (x1 < 2 ? leaf 1 : leaf 2)
     pub(crate) fn small_tree() -> Tree {
@@ -368,7 +388,7 @@ pub(crate) mod tests {
         let vectors: [&[f64]; 6] = [&[0.0], &[0.1], &[0.2], &[0.9], &[1.0], &[1.1]];
         let labels = [false, false, false, true, true, true];
         let params = TreeParams::default().min_leaf_weight(1.0).check().unwrap();
-        let fitted = params.fit(&vectors, &labels).unwrap();
+        let fitted = params.fit(&vectors, &labels, 0).unwrap();
         assert_eq!(fitted.cells(), 2);
         assert_ne!(fitted.cell(&[0.0]), fitted.cell(&[1.0]));
         let back = (KIND.read)(fitted.to_json()).unwrap();

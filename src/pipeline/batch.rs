@@ -42,6 +42,17 @@ impl Batch {
         self.documents.layout()
     }
 
+    /// The value of column `name` for every pair, in [`Batch::pairs`] order; an
+    /// error when a file has no such column.
+    pub fn column(&self, name: &str) -> Result<Vec<String>> {
+        let mut values = Vec::new();
+        for file in &self.files {
+            let c = file.column(name)?;
+            values.extend(file.pairs.iter().map(|p| p.fields[c].clone()));
+        }
+        Ok(values)
+    }
+
     pub fn pairs(&self) -> impl Iterator<Item = &Pair> {
         self.files.iter().flat_map(|f| f.pairs.iter())
     }

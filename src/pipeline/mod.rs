@@ -15,5 +15,5 @@ pub mod scored;
 
 pub use batch::Batch;
 pub use documents::{render_requests, DocumentSet};
-pub use labelled::labelled_pairs;
+pub use labelled::{labelled_by, labelled_pairs};
 pub use score::{outcome, score, vectors, Outcome, SCREEN_IDENTICAL};

@@ -16,6 +16,8 @@ use crate::util::Progress;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     pub p_duplicate: f64,
+    /// How much a forest's trees disagree on the pair (0 for a single tree).
+    pub spread: f64,
     pub decision: Decision,
     /// `model`, or the screening test that decided the pair before the full suite.
     pub decided_by: &'static str,
@@ -60,16 +62,18 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
     if a.body_hash == b.body_hash && !a.binary {
         return Some(Outcome {
             p_duplicate: 1.0,
+            spread: 0.0,
             decision: Decision::Duplicate,
             decided_by: SCREEN_IDENTICAL,
             vector: None,
         });
     }
     let vector = signals::vector(pair, &bodies);
-    let p = model.p_duplicate(&vector);
+    let judgement = model.judge(&vector);
     Some(Outcome {
-        p_duplicate: p,
-        decision: model.decide(p),
+        p_duplicate: judgement.p_duplicate,
+        spread: judgement.spread,
+        decision: model.decide(judgement),
         decided_by: "model",
         vector: Some(vector),
     })

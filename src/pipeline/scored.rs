@@ -12,7 +12,13 @@ use crate::document::rows::RowReader;
 use crate::document::PairFile;
 
 /// The columns `score` adds to a pair file.
-pub const DECISION_COLUMNS: [&str; 4] = ["p_duplicate", "confidence", "decision", "decided_by"];
+pub const DECISION_COLUMNS: [&str; 5] = [
+    "p_duplicate",
+    "p_spread",
+    "confidence",
+    "decision",
+    "decided_by",
+];
 
 /// Writes `file`'s rows with their outcomes; rows without one (unreadable
 /// documents, skipped) are left out.
@@ -28,6 +34,7 @@ pub fn write(w: &mut dyn Write, file: &PairFile, outcomes: &[Option<Outcome>]) -
         let Some(o) = outcome else { continue };
         let values = [
             format!("{:.4}", o.p_duplicate),
+            format!("{:.4}", o.spread),
             format!("{:.4}", o.confidence()),
             o.decision.as_str().to_string(),
             o.decided_by.to_string(),

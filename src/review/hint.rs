@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::model::Thresholds;
+use crate::model::{Judgement, Thresholds};
 
 /// How many of the latest labels the hint weighs.
 pub const WINDOW: usize = 20;
@@ -62,10 +62,14 @@ pub fn hint(rows: &[CellRow], labels: &[(i64, bool)]) -> Hint {
     let before = estimates(&by_pair, &labels[..labels.len() - WINDOW]);
     let mut changed = 0;
     let mut largest_shift: f64 = 0.0;
+    // Cell estimates carry no committee: only the confidence moves the route here.
     for row in rows {
         let (now, then) = (all(row), before(row));
         largest_shift = largest_shift.max((now - then).abs());
-        changed += usize::from(row.thresholds.route(now) != row.thresholds.route(then));
+        changed += usize::from(
+            row.thresholds.route(Judgement::certain(now))
+                != row.thresholds.route(Judgement::certain(then)),
+        );
     }
     let settled = changed * 100 <= rows.len();
     let message = if settled {
@@ -122,6 +126,7 @@ mod tests {
                 thresholds: Thresholds {
                     duplicate: 0.9,
                     distinct: 0.1,
+                    max_spread: 1.0,
                 },
             })
             .collect()

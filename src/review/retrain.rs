@@ -135,7 +135,7 @@ pub fn retrain(
         parts.push(Part::Evaluation);
     }
     let learner = parent.estimator.learner()?;
-    let trained = train_on_parts(&set, &parts, learner.as_ref(), &parent.policy)?;
+    let trained = train_on_parts(&set, &parts, learner.as_ref(), &parent.policy, seed)?;
     let parent_metrics = measure(parent, &frozen_pairs);
     let mut fingerprint = blake3::Hasher::new();
     fingerprint.update(parent.training.fingerprint.as_bytes());
@@ -193,8 +193,8 @@ fn add(
 pub fn measure(model: &Model, pairs: &LabelledPairs) -> Metrics {
     let mut confusion = Confusion::default();
     for (vector, &label) in pairs.vectors.iter().zip(&pairs.labels) {
-        let p = model.p_duplicate(vector);
-        confusion.add(label, p, model.decide(p));
+        let judgement = model.judge(vector);
+        confusion.add(label, judgement.p_duplicate, model.decide(judgement));
     }
     confusion.metrics()
 }

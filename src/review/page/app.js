@@ -105,14 +105,31 @@ function showExplanation(pair) {
   const head = el("tr");
   for (const h of ["signal", "value", "", "threshold"]) head.append(el("th", h));
   path.append(head);
-  for (const s of e.steps || []) {
-    const row = el("tr");
-    row.append(el("td", s.signal), el("td", fmt(s.value)), el("td", s.went_left ? "<" : "≥"), el("td", fmt(s.threshold)));
-    path.append(row);
+  // A forest shows its most representative trees, each under its own heading row.
+  const paths = [{ tree: e.tree, steps: e.steps || [] }, ...(e.more_paths || [])];
+  for (const p of paths) {
+    if (e.committee && p.tree) {
+      const title = el("tr");
+      const cell = el("th", p.tree);
+      cell.colSpan = 4;
+      title.append(cell);
+      path.append(title);
+    }
+    for (const s of p.steps) {
+      const row = el("tr");
+      row.append(el("td", s.signal), el("td", fmt(s.value)), el("td", s.went_left ? "<" : "≥"), el("td", fmt(s.threshold)));
+      path.append(row);
+    }
   }
   const c = e.counts || {};
+  const v = e.committee;
+  const votes = v
+    ? `${v.duplicate_votes} of ${v.trees} trees vote duplicate (mean ${fmt(v.mean)}, spread ${fmt(v.spread)}; ` +
+      `review beyond ${fmt(e.thresholds.max_spread ?? 1)}). `
+    : "";
   $("leaf").textContent =
-    `leaf ${e.cell}: training ${c.fit_duplicates} duplicate / ${c.fit_distinct} distinct, ` +
+    votes +
+    `${v ? "bin" : "leaf"} ${e.cell}: training ${c.fit_duplicates} duplicate / ${c.fit_distinct} distinct, ` +
     `calibration ${c.calibration_duplicates} duplicate / ${c.calibration_distinct} distinct → ` +
     `p_duplicate ${fmt(pair.p_duplicate)}; duplicate at ≥ ${fmt(e.thresholds.duplicate)}, ` +
     `distinct at ≤ ${fmt(e.thresholds.distinct)}`;

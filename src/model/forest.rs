@@ -1,0 +1,381 @@
+//! A forest of decision trees: bagged linfa trees, each grown on a bootstrap
+//! sample of the pairs and a random share of the signals.
+//!
+//! Why a forest: one tree learns the first cue that separates its training pairs
+//! (a title, a URL) and never asks the content. Trees that are not offered the
+//! title signals must separate the pairs by what the documents say, and the
+//! average of many such trees generalises to pairs whose cues mislead. Their
+//! disagreement is a second measure of doubt: a pair on which the trees split is
+//! sent to review whatever its mean.
+//!
+//! Each tree's output for a pair is the class-balanced share of duplicates in
+//! its leaf (on its bootstrap sample); the forest's score is the mean over
+//! trees. Its cells are bins of that score, in order, so calibration (which
+//! learns a cell's confidence on held-out pairs) is histogram binning made
+//! monotone.
+
+use std::sync::Arc;
+
+use anyhow::{ensure, Result};
+use rand::seq::index::sample;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::estimator::{Committee, Estimator, Kind, Learner, Path};
+use super::tree::{Node, Tree, TreeParams, MAX_DEPTH, MIN_LEAF_WEIGHT};
+use crate::util::hash::mix64;
+use crate::util::params::Param;
+
+/// The forest as a kind of estimator.
+pub const KIND: Kind = Kind {
+    name: "forest",
+    about: "bagged decision trees on random shares of the signals; binned, calibrated mean",
+    params: &[TREES, SIGNAL_SHARE, MAX_SAMPLES, MAX_DEPTH, MIN_LEAF_WEIGHT],
+    learner: |values| {
+        let tree = TreeParams::from_values(values, ForestParams::default().tree)?;
+        let params = ForestParams {
+            trees: values.get(&TREES)?,
+            signal_share: values.get(&SIGNAL_SHARE)?,
+            max_samples: values.get(&MAX_SAMPLES)?,
+            tree,
+        };
+        Ok(Box::new(params.check()?))
+    },
+    read: |fields| Ok(Arc::new(serde_json::from_value::<Forest>(fields)?)),
+};
+
+const TREES: Param = Param {
+    name: "trees",
+    value_name: "N",
+    help: "forest: number of trees",
+    default: || Some(ForestParams::default().trees.to_string()),
+};
+
+const SIGNAL_SHARE: Param = Param {
+    name: "signal-share",
+    value_name: "S",
+    help: "forest: share of the signals each tree is offered (0 < S <= 1)",
+    default: || Some(ForestParams::default().signal_share.to_string()),
+};
+
+const MAX_SAMPLES: Param = Param {
+    name: "max-samples",
+    value_name: "N",
+    help: "forest: pairs drawn (with replacement) for each tree, at most",
+    default: || Some(ForestParams::default().max_samples.to_string()),
+};
+
+/// Bins of the forest's mean score: its calibration cells.
+pub const BINS: usize = 20;
+
+/// A forest's parameters as given; [`ForestParams::check`] makes the ones that fit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ForestParams {
+    pub trees: usize,
+    /// Share of the signals offered to each tree.
+    pub signal_share: f64,
+    /// Bootstrap sample size cap per tree (the whole set when smaller).
+    pub max_samples: usize,
+    pub tree: TreeParams,
+}
+
+impl Default for ForestParams {
+    fn default() -> Self {
+        ForestParams {
+            trees: 100,
+            signal_share: 0.4,
+            max_samples: 4000,
+            tree: TreeParams::default().max_depth(12).min_leaf_weight(2.0),
+        }
+    }
+}
+
+impl ForestParams {
+    /// The parameters, if they make sense.
+    pub fn check(self) -> Result<ValidForestParams> {
+        ensure!(
+            (1..=10_000).contains(&self.trees),
+            "a forest has 1 to 10000 trees"
+        );
+        ensure!(
+            self.signal_share > 0.0 && self.signal_share <= 1.0,
+            "the signal share must be in (0, 1]"
+        );
+        ensure!(self.max_samples >= 10, "max samples must be at least 10");
+        self.tree.check()?;
+        Ok(ValidForestParams(self))
+    }
+}
+
+/// Checked forest parameters: the only way to fit a forest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValidForestParams(ForestParams);
+
+impl Learner for ValidForestParams {
+    fn fit(&self, vectors: &[&[f64]], labels: &[bool], seed: u64) -> Result<Arc<dyn Estimator>> {
+        let params = self.0;
+        let width = vectors.first().map_or(0, |v| v.len());
+        let tree_learner = params.tree.check()?;
+        let grown: Result<Vec<(Tree, Vec<f64>)>> = (0..params.trees)
+            .into_par_iter()
+            .map(|t| {
+                let mut rng = ChaCha8Rng::seed_from_u64(mix64(seed ^ mix64(t as u64 + 1)));
+                let signals = offered_signals(width, params.signal_share, &mut rng);
+                let rows = bootstrap(labels, params.max_samples, &mut rng);
+                let columns: Vec<Vec<f64>> = rows
+                    .iter()
+                    .map(|&r| signals.iter().map(|&s| vectors[r][s]).collect())
+                    .collect();
+                let slices: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+                let row_labels: Vec<bool> = rows.iter().map(|&r| labels[r]).collect();
+                let mut tree = tree_learner.fit_tree(&slices, &row_labels)?;
+                tree.rename_signals(&signals);
+                let shares = leaf_shares(&tree, rows.iter().map(|&r| (vectors[r], labels[r])));
+                Ok((tree, shares))
+            })
+            .collect();
+        let (trees, shares) = grown?.into_iter().unzip();
+        Ok(Arc::new(Forest {
+            params,
+            trees,
+            shares,
+        }))
+    }
+}
+
+/// A random share of `width` signals (at least one), in order.
+fn offered_signals(width: usize, share: f64, rng: &mut ChaCha8Rng) -> Vec<usize> {
+    let count = ((width as f64 * share).round() as usize).clamp(1, width.max(1));
+    let mut chosen = sample(rng, width, count).into_vec();
+    chosen.sort_unstable();
+    chosen
+}
+
+/// Row indices drawn with replacement, balanced by class: half the draws from
+/// each label, so a rare class is not lost in a small sample.
+fn bootstrap(labels: &[bool], max_samples: usize, rng: &mut ChaCha8Rng) -> Vec<usize> {
+    let (positives, negatives): (Vec<usize>, Vec<usize>) =
+        (0..labels.len()).partition(|&i| labels[i]);
+    let size = labels.len().min(max_samples);
+    let mut rows = Vec::with_capacity(size);
+    for i in 0..size {
+        let class = if i % 2 == 0 { &positives } else { &negatives };
+        let class = if class.is_empty() {
+            if positives.is_empty() {
+                &negatives
+            } else {
+                &positives
+            }
+        } else {
+            class
+        };
+        rows.push(class[rng.random_range(0..class.len())]);
+    }
+    rows.sort_unstable();
+    rows
+}
+
+/// Each leaf's share of duplicates among the (balanced) rows that reach it,
+/// Laplace smoothed.
+fn leaf_shares<'a>(tree: &Tree, rows: impl Iterator<Item = (&'a [f64], bool)>) -> Vec<f64> {
+    let mut counts = vec![(0u32, 0u32); tree.cells()];
+    for (x, label) in rows {
+        let cell = &mut counts[tree.cell(x)];
+        if label {
+            cell.0 += 1;
+        } else {
+            cell.1 += 1;
+        }
+    }
+    counts
+        .into_iter()
+        .map(|(d, n)| (f64::from(d) + 1.0) / (f64::from(d + n) + 2.0))
+        .collect()
+}
+
+/// Bagged trees; `shares[t][leaf]` is tree `t`'s output in that leaf.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Forest {
+    pub params: ForestParams,
+    pub trees: Vec<Tree>,
+    pub shares: Vec<Vec<f64>>,
+}
+
+impl Forest {
+    /// Each tree's output for `x`.
+    fn outputs(&self, x: &[f64]) -> Vec<f64> {
+        self.trees
+            .iter()
+            .zip(&self.shares)
+            .map(|(tree, shares)| shares[tree.cell(x)])
+            .collect()
+    }
+
+    /// The trees' mean output.
+    pub fn score(&self, x: &[f64]) -> f64 {
+        let outputs = self.outputs(x);
+        outputs.iter().sum::<f64>() / outputs.len() as f64
+    }
+}
+
+impl Estimator for Forest {
+    fn kind(&self) -> &'static str {
+        KIND.name
+    }
+
+    fn cells(&self) -> usize {
+        BINS
+    }
+
+    fn cell(&self, x: &[f64]) -> usize {
+        ((self.score(x) * BINS as f64) as usize).min(BINS - 1)
+    }
+
+    fn ordered(&self) -> bool {
+        true
+    }
+
+    fn paths(&self, x: &[f64]) -> Vec<Path> {
+        let outputs = self.outputs(x);
+        let mean = outputs.iter().sum::<f64>() / outputs.len() as f64;
+        let mut order: Vec<usize> = (0..outputs.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (da, db) = ((outputs[a] - mean).abs(), (outputs[b] - mean).abs());
+            da.total_cmp(&db).then(a.cmp(&b))
+        });
+        order
+            .into_iter()
+            .take(3)
+            .map(|t| Path {
+                label: format!(
+                    "tree {} of {} (its output {:.2}; the forest's mean {mean:.2})",
+                    t + 1,
+                    self.trees.len(),
+                    outputs[t]
+                ),
+                steps: self.trees[t].route(x).1,
+            })
+            .collect()
+    }
+
+    fn committee(&self, x: &[f64]) -> Option<Committee> {
+        let outputs = self.outputs(x);
+        let n = outputs.len() as f64;
+        let mean = outputs.iter().sum::<f64>() / n;
+        let variance = outputs.iter().map(|o| (o - mean).powi(2)).sum::<f64>() / n;
+        let votes = outputs.iter().filter(|&&o| o >= 0.5).count();
+        Some(Committee {
+            trees: outputs.len(),
+            duplicate_votes: votes,
+            mean,
+            spread: variance.sqrt(),
+        })
+    }
+
+    fn validate(&self, signals: usize) -> Result<(), String> {
+        if self.trees.is_empty() || self.trees.len() != self.shares.len() {
+            return Err("the forest has no trees, or trees without leaf shares".into());
+        }
+        for (t, (tree, shares)) in self.trees.iter().zip(&self.shares).enumerate() {
+            tree.validate(signals)
+                .map_err(|e| format!("tree {}: {e}", t + 1))?;
+            if shares.len() != tree.cells() || shares.iter().any(|s| !(0.0..=1.0).contains(s)) {
+                return Err(format!("tree {}: bad leaf shares", t + 1));
+            }
+        }
+        Ok(())
+    }
+
+    fn summary(&self) -> String {
+        let leaves: usize = self.trees.iter().map(Tree::cells).sum();
+        let depth = self.trees.iter().map(Tree::depth).max().unwrap_or(0);
+        format!(
+            "forest: {} trees, {} leaves in all, deepest {depth}, each offered {:.0} % of the signals",
+            self.trees.len(),
+            leaves,
+            100.0 * self.params.signal_share
+        )
+    }
+
+    fn learner(&self) -> Result<Box<dyn Learner>> {
+        Ok(Box::new(self.params.check()?))
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a forest serialises")
+    }
+}
+
+/// The nodes of a tree grown on a subset of the signals name that subset's
+/// positions; these are renamed to the full vector's.
+impl Tree {
+    fn rename_signals(&mut self, signals: &[usize]) {
+        for node in &mut self.nodes {
+            if let Node::Split { signal, .. } = node {
+                *signal = signals[*signal];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::params::ParamValues;
+
+    /// Signal 0 decides; signal 1 is noise.
+    fn toy() -> (Vec<Vec<f64>>, Vec<bool>) {
+        let mut vectors = Vec::new();
+        let mut labels = Vec::new();
+        for i in 0..400u64 {
+            let label = i % 2 == 0;
+            let noise = (mix64(i) % 1000) as f64 / 1000.0;
+            vectors.push(vec![if label { 0.2 * noise } else { 0.5 + noise }, noise]);
+            labels.push(label);
+        }
+        (vectors, labels)
+    }
+
+    #[test]
+    fn learns_reproducibly_and_exposes_its_trees() {
+        let (vectors, labels) = toy();
+        let rows: Vec<&[f64]> = vectors.iter().map(Vec::as_slice).collect();
+        let params = ForestParams {
+            trees: 15,
+            signal_share: 0.5,
+            ..ForestParams::default()
+        }
+        .check()
+        .unwrap();
+        let forest = params.fit(&rows, &labels, 3).unwrap();
+        let again = params.fit(&rows, &labels, 3).unwrap();
+        assert_eq!(forest.to_json(), again.to_json(), "same seed, same forest");
+        assert_ne!(
+            forest.to_json(),
+            params.fit(&rows, &labels, 4).unwrap().to_json()
+        );
+        assert!(forest.cell(&[0.05, 0.5]) > forest.cell(&[0.9, 0.5]));
+        let committee = forest.committee(&[0.05, 0.5]).unwrap();
+        assert_eq!(committee.trees, 15);
+        assert!(committee.mean > 0.5 && committee.spread >= 0.0);
+        let paths = forest.paths(&[0.05, 0.5]);
+        assert_eq!(paths.len(), 3);
+        assert!(forest.validate(2).is_ok());
+        assert!(forest.validate(1).is_err(), "a tree splits on signal 1");
+        let back = (KIND.read)(forest.to_json()).unwrap();
+        assert_eq!(back.to_json(), forest.to_json());
+    }
+
+    #[test]
+    fn only_checked_params_fit() {
+        let mut values = ParamValues::default();
+        values.set("signal-share", "0");
+        assert!((KIND.learner)(&values).is_err());
+        values.set("signal-share", "0.5").set("trees", "0");
+        assert!((KIND.learner)(&values).is_err());
+        values.set("trees", "10");
+        assert!((KIND.learner)(&values).is_ok());
+    }
+}
