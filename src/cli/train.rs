@@ -93,6 +93,10 @@ pub fn run(args: Args) -> Result<()> {
         model.policy.precision_target()
     );
     println!("held-out evaluation:\n{}", model.heldout.report());
+    println!("signals that matter most (rise of the Brier score when shuffled, held-out pairs):");
+    for s in model.importance.iter().take(10) {
+        println!("  {:<45} {:+.4}", s.signal, s.brier_increase);
+    }
     println!("wrote {}", args.out.display());
     Ok(())
 }

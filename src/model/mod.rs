@@ -94,6 +94,18 @@ pub struct Model {
     /// The model this one was retrained from, if any.
     #[serde(default)]
     pub parent: Option<String>,
+    /// Which signals matter: permutation importance on the evaluation pairs,
+    /// most important first.
+    #[serde(default)]
+    pub importance: Vec<SignalImportance>,
+}
+
+/// One signal's permutation importance: how much the Brier score of the
+/// calibrated confidence rises on held-out pairs when its values are shuffled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SignalImportance {
+    pub signal: String,
+    pub brier_increase: f64,
 }
 
 impl Model {
@@ -106,6 +118,15 @@ impl Model {
         trained: train::Trained,
         parent: Option<String>,
     ) -> Model {
+        let mut importance: Vec<SignalImportance> = signals
+            .iter()
+            .zip(&trained.importance)
+            .map(|(signal, &brier_increase)| SignalImportance {
+                signal: signal.clone(),
+                brier_increase,
+            })
+            .collect();
+        importance.sort_by(|a, b| b.brier_increase.total_cmp(&a.brier_increase));
         let mut model = Model {
             format: FORMAT,
             id: String::new(),
@@ -124,6 +145,7 @@ impl Model {
             },
             heldout: trained.heldout,
             parent,
+            importance,
         };
         let content = serde_json::to_vec(&(
             &model.signals,

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
+use rayon::prelude::*;
 
 use super::calibration::Calibration;
 use super::decision::{DecisionPolicy, Judgement, Thresholds};
@@ -78,6 +79,8 @@ pub struct Trained {
     pub fit_pairs: usize,
     pub calibration_pairs: usize,
     pub evaluation_pairs: usize,
+    /// Each signal's permutation importance on the evaluation pairs, in vector order.
+    pub importance: Vec<f64>,
 }
 
 impl Trained {
@@ -166,6 +169,7 @@ pub fn train_on_parts(
         fit_pairs: fit.len(),
         calibration_pairs: cal.len(),
         evaluation_pairs: eval.len(),
+        importance: Vec::new(),
     };
     let scored: Vec<(Judgement, bool)> = rows(&cal)
         .into_iter()
@@ -182,7 +186,41 @@ pub fn train_on_parts(
         );
     }
     trained.heldout = confusion.metrics();
+    trained.importance = permutation_importance(&trained, &rows(&eval));
     Ok(trained)
+}
+
+/// How much worse the calibrated confidence gets on held-out pairs when one
+/// signal's values are shuffled among them (its link to the pair broken): the
+/// rise in Brier score, per signal. Measured on pairs the estimator never saw,
+/// so a signal it leans on only to fit its training pairs scores little.
+fn permutation_importance(trained: &Trained, pairs: &[(&[f64], bool)]) -> Vec<f64> {
+    let Some(width) = pairs.first().map(|(x, _)| x.len()) else {
+        return Vec::new();
+    };
+    let brier = |p: f64, label: bool| (p - f64::from(u8::from(label))).powi(2);
+    let p = |x: &[f64]| trained.calibration.cells[trained.estimator.cell(x)].p_duplicate;
+    let base: f64 = pairs.iter().map(|&(x, l)| brier(p(x), l)).sum::<f64>();
+    // A fixed shuffle (by hash rank), the same for every signal: reproducible.
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    order.sort_by_key(|&i| mix64(i as u64 ^ 0x5eed));
+    (0..width)
+        .into_par_iter()
+        .map(|signal| {
+            let mut x = Vec::with_capacity(width);
+            let shuffled: f64 = pairs
+                .iter()
+                .zip(&order)
+                .map(|(&(row, label), &other)| {
+                    x.clear();
+                    x.extend_from_slice(row);
+                    x[signal] = pairs[other].0[signal];
+                    brier(p(&x), label)
+                })
+                .sum();
+            (shuffled - base) / pairs.len() as f64
+        })
+        .collect()
 }
 
 /// Groups pairs that share a document (by content hash): union-find over documents.

@@ -2,7 +2,8 @@
 //! giving one number, gathered into the signal vector the model reads.
 //!
 //! A signal is a name, a one-line meaning and a function of a [`BodyPair`]. The
-//! lists in [`distance`], [`simple`], [`query`] and [`metadata`] fix the order of the
+//! lists in [`distance`], [`simple`], [`query`], [`growth`] (fetched against
+//! rendered, per side) and [`metadata`] fix the order of the
 //! vector; [`names`] is that order, and a model file records it so that a model is
 //! never applied to a vector laid out differently.
 //!
@@ -11,6 +12,7 @@
 //! ever reaches it (linfa-trees aborts on NaN).
 
 pub mod distance;
+pub mod growth;
 pub mod metadata;
 pub mod query;
 pub mod rendered;
@@ -93,10 +95,14 @@ pub fn described(layout: Layout) -> Vec<(String, &'static str)> {
     let rendered = rendered_body_signals()
         .filter(|_| layout == Layout::FetchedAndRendered)
         .map(|s| (format!("{RENDERED}{}", s.name), s.meaning));
+    let growth = growth::SIGNALS
+        .iter()
+        .filter(|_| layout == Layout::FetchedAndRendered)
+        .map(|s| (format!("{}{}", growth::PREFIX, s.name), s.meaning));
     let meta = metadata::SIGNALS
         .iter()
         .map(|s| (format!("{}{}", metadata::PREFIX, s.name), s.meaning));
-    fetched.chain(rendered).chain(meta).collect()
+    fetched.chain(rendered).chain(growth).chain(meta).collect()
 }
 
 /// Names of the signal vector of a layout, in order.
@@ -131,6 +137,7 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
     if let Some((ra, rb)) = bodies.rendered {
         let rendered = on(ra, rb);
         out.extend(rendered_body_signals().map(|s| (s.compute)(&rendered)));
+        out.extend(growth::values(bodies));
     }
     out.extend(metadata::SIGNALS.iter().map(|s| (s.compute)(pair)));
     out.into_iter().map(sanitise).collect()
