@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::decision::Judgement;
 use super::estimator::Estimator;
 
 /// Weight, in pairs, of the training share in a cell's calibrated confidence.
@@ -72,6 +73,14 @@ impl Calibration {
             pool_adjacent_violators(&mut cells);
         }
         Calibration { cells }
+    }
+
+    /// The calibrated confidence of `x` under `estimator`, with its members' disagreement.
+    pub fn judge(&self, estimator: &dyn Estimator, x: &[f64]) -> Judgement {
+        Judgement {
+            p_duplicate: self.cells[estimator.cell(x)].p_duplicate,
+            spread: estimator.committee(x).map_or(0.0, |c| c.spread),
+        }
     }
 
     /// Checks calibration read from a file against its estimator.

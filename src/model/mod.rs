@@ -166,10 +166,7 @@ impl Model {
     /// What the model says of a signal vector: its calibrated confidence and the
     /// disagreement of the estimator's members.
     pub fn judge(&self, x: &[f64]) -> Judgement {
-        Judgement {
-            p_duplicate: self.calibration.cells[self.estimator.cell(x)].p_duplicate,
-            spread: self.estimator.committee(x).map_or(0.0, |c| c.spread),
-        }
+        self.calibration.judge(self.estimator.as_ref(), x)
     }
 
     /// Where a pair so judged is routed.

@@ -86,10 +86,7 @@ pub struct Trained {
 impl Trained {
     /// The calibrated confidence of a signal vector, and the members' disagreement.
     pub fn judge(&self, x: &[f64]) -> Judgement {
-        Judgement {
-            p_duplicate: self.calibration.cells[self.estimator.cell(x)].p_duplicate,
-            spread: self.estimator.committee(x).map_or(0.0, |c| c.spread),
-        }
+        self.calibration.judge(self.estimator.as_ref(), x)
     }
 }
 
