@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::estimator::{Committee, Estimator, Kind, Learner, Path};
-use super::tree::{Node, Tree, TreeParams, MAX_DEPTH, MIN_LEAF_WEIGHT};
+use super::tree::{Tree, TreeParams, MAX_DEPTH, MIN_LEAF_WEIGHT};
 use crate::util::hash::mix64;
 use crate::util::params::Param;
 
@@ -159,20 +159,17 @@ fn bootstrap(labels: &[bool], max_samples: usize, rng: &mut ChaCha8Rng) -> Vec<u
     let (positives, negatives): (Vec<usize>, Vec<usize>) =
         (0..labels.len()).partition(|&i| labels[i]);
     let size = labels.len().min(max_samples);
-    let mut rows = Vec::with_capacity(size);
-    for i in 0..size {
-        let class = if i % 2 == 0 { &positives } else { &negatives };
-        let class = if class.is_empty() {
-            if positives.is_empty() {
-                &negatives
-            } else {
-                &positives
-            }
-        } else {
-            class
-        };
-        rows.push(class[rng.random_range(0..class.len())]);
-    }
+    // With one class only (the caller refuses that, but a sample must not panic), draw from it.
+    let classes: Vec<&Vec<usize>> = [&positives, &negatives]
+        .into_iter()
+        .filter(|c| !c.is_empty())
+        .collect();
+    let mut rows: Vec<usize> = (0..size)
+        .map(|i| {
+            let class = classes[i % classes.len()];
+            class[rng.random_range(0..class.len())]
+        })
+        .collect();
     rows.sort_unstable();
     rows
 }
@@ -195,6 +192,10 @@ fn leaf_shares<'a>(tree: &Tree, rows: impl Iterator<Item = (&'a [f64], bool)>) -
         .collect()
 }
 
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
 /// Bagged trees; `shares[t][leaf]` is tree `t`'s output in that leaf.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Forest {
@@ -215,8 +216,7 @@ impl Forest {
 
     /// The trees' mean output.
     pub fn score(&self, x: &[f64]) -> f64 {
-        let outputs = self.outputs(x);
-        outputs.iter().sum::<f64>() / outputs.len() as f64
+        mean(&self.outputs(x))
     }
 }
 
@@ -239,7 +239,7 @@ impl Estimator for Forest {
 
     fn paths(&self, x: &[f64]) -> Vec<Path> {
         let outputs = self.outputs(x);
-        let mean = outputs.iter().sum::<f64>() / outputs.len() as f64;
+        let mean = mean(&outputs);
         let mut order: Vec<usize> = (0..outputs.len()).collect();
         order.sort_by(|&a, &b| {
             let (da, db) = ((outputs[a] - mean).abs(), (outputs[b] - mean).abs());
@@ -262,9 +262,9 @@ impl Estimator for Forest {
 
     fn committee(&self, x: &[f64]) -> Option<Committee> {
         let outputs = self.outputs(x);
-        let n = outputs.len() as f64;
-        let mean = outputs.iter().sum::<f64>() / n;
-        let variance = outputs.iter().map(|o| (o - mean).powi(2)).sum::<f64>() / n;
+        let mean = mean(&outputs);
+        let variance =
+            outputs.iter().map(|o| (o - mean).powi(2)).sum::<f64>() / outputs.len() as f64;
         let votes = outputs.iter().filter(|&&o| o >= 0.5).count();
         Some(Committee {
             trees: outputs.len(),
@@ -305,18 +305,6 @@ impl Estimator for Forest {
 
     fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("a forest serialises")
-    }
-}
-
-/// The nodes of a tree grown on a subset of the signals name that subset's
-/// positions; these are renamed to the full vector's.
-impl Tree {
-    fn rename_signals(&mut self, signals: &[usize]) {
-        for node in &mut self.nodes {
-            if let Node::Split { signal, .. } = node {
-                *signal = signals[*signal];
-            }
-        }
     }
 }
 

@@ -250,6 +250,16 @@ impl Tree {
         }
     }
 
+    /// A tree grown on a subset of the signals names that subset's positions;
+    /// this renames them to the full vector's (`signals[i]` for position i).
+    pub(super) fn rename_signals(&mut self, signals: &[usize]) {
+        for node in &mut self.nodes {
+            if let Node::Split { signal, .. } = node {
+                *signal = signals[*signal];
+            }
+        }
+    }
+
     /// Depth of the deepest leaf (the root alone has depth 0).
     pub fn depth(&self) -> usize {
         fn depth_of(tree: &Tree, at: usize) -> usize {
