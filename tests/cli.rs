@@ -486,6 +486,28 @@ fn render_ahead_then_score_without_a_browser() {
     let no_browser = |cmd: &mut Command| {
         cmd.env("TWINPAGE_CHROMIUM", d.join("no-chromium-here"));
     };
+    // Rendering into the same store again reuses what it holds: no cache, no browser.
+    let mut again = twinpage();
+    no_browser(&mut again);
+    let text = stdout_of(
+        again
+            .args(["render", "--pairs"])
+            .arg(&pairs)
+            .arg("--cache")
+            .arg(d.join("empty-cache"))
+            .arg("--store")
+            .arg(&stored)
+            .arg("--out")
+            .arg(d.join("pairs-rendered-again.csv")),
+    );
+    assert!(
+        text.contains("0 rendered now, 0 already in the cache, 5 stored before"),
+        "{text}"
+    );
+    assert_eq!(
+        fs::read(&with_renders).unwrap(),
+        fs::read(d.join("pairs-rendered-again.csv")).unwrap()
+    );
     // The cache is keyed by Chromium's version too, so a warm run still names the
     // browser; it just never starts it.
     let out = d.join("scored.csv");

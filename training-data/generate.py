@@ -45,10 +45,10 @@ TARGETS = {
     'mirror': 170, 'print': 172, 'plain-text': 170, 'prepend': 170,
     'rebrand': 170, 'syndicated': 175, 'small-edit': 170, 'dynamic': 172,
     # negatives
-    'same-template': 250, 'same-site': 200, 'key-facts': 260, 'quote': 175, 'unrelated': 780,
+    'same-template': 250, 'same-site': 200, 'key-facts': 260, 'figures': 150, 'quote': 175, 'unrelated': 780,
 }
 POSITIVE = ['mirror', 'print', 'plain-text', 'prepend', 'rebrand', 'syndicated', 'small-edit', 'dynamic']
-NEGATIVE = ['same-template', 'same-site', 'key-facts', 'quote', 'unrelated']
+NEGATIVE = ['same-template', 'same-site', 'key-facts', 'figures', 'quote', 'unrelated']
 TEST_MIN = 36
 SECONDARY_RATE = 0.25
 QUERY_RATE = 0.30
@@ -56,7 +56,7 @@ N_TRAFILATURA = 300           # seeded subset of the trafilatura pages (size bud
 TRAF_MAX_GZ = 20_000          # ... among pages whose gzip size is at most this
 DERIVED_BUDGET = 75_000       # a page gives at most max(2, this / its gzip size) full-size derived documents
 REF_GZ = 9_000                # pages bigger than this (gzip) are picked for derived documents less often
-BUDGET_BYTES = 34 * 1000 * 1000    # documents and sibling files (web/ stays under ~36 MB)
+BUDGET_BYTES = 50 * 1000 * 1000    # documents and sibling files (web/ stays under ~52 MB)
 
 MARK_S = '<!--twp:core-->'
 MARK_E = '<!--/twp:core-->'
@@ -2042,7 +2042,14 @@ def person_pairs(text):
     return [p for p, c in sorted(pairs.items(), key=lambda x: (-x[1], x[0]))]
 
 
-def t_key_facts(doc, rng, ctx):
+def t_figures(doc, rng, ctx):
+    """Key facts, numbers only: the same page with several figures in the core changed and
+    nothing else (title, names, headline kept): next month's report, another product's
+    sheet. Teaches that numbers decide where every cue says duplicate."""
+    return t_key_facts(doc, rng, ctx, numbers_only=True)
+
+
+def t_key_facts(doc, rng, ctx, numbers_only=False):
     s = doc.html
     cb = core_bounds(s)
     if not cb:
@@ -2058,6 +2065,8 @@ def t_key_facts(doc, rng, ctx):
         nn = change_number(n, rng)
         if nn != n:
             mapping[n] = nn
+    if numbers_only:
+        return figures_changed(doc, s, spans, mapping, rng)
     ents = person_pairs(core_txt)[:rng.randint(1, 3)]
     names = NAMES2[:]
     rng.shuffle(names)
@@ -2128,6 +2137,18 @@ def t_key_facts(doc, rng, ctx):
     return d
 
 
+def figures_changed(doc, s, spans, mapping, rng):
+    if len(mapping) < 3:
+        return None
+    keys = sorted(mapping, key=len, reverse=True)
+    rx = re.compile(r'(?<![\w.,:/-])(' + '|'.join(re.escape(k) for k in keys) + r')(?![\w:/]|[.,]\d)')
+    edits = [(a, b, mapping[w]) for a, b, w in find_in_spans(s, spans, rx)]
+    if len(edits) < 3:
+        return None
+    return derive(doc, apply_edits(s, edits), sibling_url(doc.url, rng), doc.title,
+                  step='figures:%d/%d' % (len(mapping), len(edits)))
+
+
 def t_quote(x, ydoc, rng, ctx):
     if not x.paras:
         return None
@@ -2156,6 +2177,113 @@ def t_quote(x, ydoc, rng, ctx):
     s2 = s[:pos] + '\n' + q + '\n' + s[pos:]
     d = derive(ydoc, s2, ydoc.url, step='quote:%s' % x.id)
     return d
+
+
+# ----------------------------------------------------------------------------------------
+# cues drawn apart from the label
+
+# Titles a page may carry whatever its content: app shells, CMS defaults, site names.
+GENERIC_TITLES = {
+    'en': ['Loading\u2026', 'Home', 'Article', 'News', 'Untitled document', 'Read more'],
+    'de': ['Wird geladen \u2026', 'Startseite', 'Artikel', 'Nachrichten', 'Aktuelles'],
+    'fr': ['Chargement\u2026', 'Accueil', 'Article', 'Actualit\u00e9s'],
+    'es': ['Cargando\u2026', 'Inicio', 'Art\u00edculo', 'Noticias'],
+}
+# How often each cue is redrawn, the same for duplicates and distinct pairs: about half
+# of the pairs of every kind keep the cues their transformation gave them.
+TITLE_CUES = [('kept', 0.52), ('same', 0.2), ('generic-both', 0.05), ('generic-one', 0.09),
+              ('other', 0.09), ('none', 0.05)]
+URL_CUES = [('kept', 0.45), ('sibling', 0.3), ('elsewhere', 0.25)]
+HOST_WORDS = ['daily', 'post', 'times', 'herald', 'wire', 'hub', 'journal', 'digest', 'press', 'report',
+              'insider', 'today', 'central', 'world', 'local', 'tribune', 'planet', 'notes', 'review', 'feed']
+HOST_ENDINGS = ['com', 'net', 'org', 'de', 'co.uk', 'info', 'news', 'blog', 'fr', 'es', 'io']
+
+
+def weighted(rng, choices):
+    x = rng.random()
+    for name, w in choices:
+        x -= w
+        if x < 0:
+            return name
+    return choices[-1][0]
+
+
+def html_title(s):
+    m = re.search(r'(?is)<title\b[^>]*>(.*?)</title\s*>', s)
+    return norm_ws(html.unescape(m.group(1))) if m else ''
+
+
+def sibling_url(url, rng):
+    """Another page of the same site and template: a number or the last slug changed,
+    or another page of a list."""
+    sc, host, path, q, fr = url_parts(url)
+    how = rng.randrange(3)
+    if how == 0 and re.search(r'\d', path + q):
+        if re.search(r'\d', path):
+            path = re.sub(r'\d+', lambda m: change_number(m.group(0), rng), path, count=1)
+        else:
+            q = re.sub(r'\d+', lambda m: change_number(m.group(0), rng), q, count=1)
+    elif how <= 1 and path.strip('/'):
+        segs = path.rstrip('/').split('/')
+        words = re.findall(r'[a-z]+', segs[-1].lower()) or ['item']
+        rng.shuffle(words)
+        segs[-1] = '-'.join(words[:max(1, len(words) - 1)] + [rng.choice(HOST_WORDS)])
+        path = '/'.join(segs) + ('/' if path.endswith('/') else '')
+    else:
+        q = (q + '&' if q else '') + 'page=%d' % rng.randint(2, 9)
+    out = urlunsplit((sc, host, path, q, ''))
+    return out if out != url else add_query(url, 'p=%d' % rng.randint(2, 999))
+
+
+def elsewhere_url(url, title, rng):
+    """The page on another host, in another path style."""
+    host = '%s%s.%s' % (rng.choice(['www.', '', 'm.', 'news.']), ''.join(rng.sample(HOST_WORDS, 2)),
+                        rng.choice(HOST_ENDINGS))
+    slug = slugify(title or '', 50) or 'story'
+    n = rng.randint(1000, 999999)
+    path = rng.choice(['/%d/%02d/%s' % (rng.randint(2010, 2024), rng.randint(1, 12), slug),
+                       '/p/%d' % n, '/article/%d.html' % n, '/?p=%d' % n, '/%s-%d' % (slug, n),
+                       '/%s/%s/' % (rng.choice(['news', 'blog', 'story', 'read']), slug)])
+    return '%s://%s%s' % (rng.choice(['https', 'http']), host, path)
+
+
+def retitled(doc, title):
+    return derive(doc, set_title(doc.html, title), title=title, step='title')
+
+
+def draw_cues(B, row, titles):
+    """Redraws a pair's titles and URLs with a stream that does not know its label, so
+    that only the content tells duplicates from distinct pages."""
+    docs = list(row['docs'])
+    urls = [row['url_a'], row['url_b']]
+    rng = B.rng('cues', row['html_a'], row['html_b'])
+    t_cue, u_cue = weighted(rng, TITLE_CUES), weighted(rng, URL_CUES)
+    # the side that changes is the smaller one (size budget), whatever the label
+    i = 0 if len(docs[0].html) <= len(docs[1].html) else 1
+    other = docs[1 - i]
+    lang = other.lang if other.lang in GENERIC_TITLES else 'en'
+    generic = rng.choice(GENERIC_TITLES[lang] + [other.page.site or 'Home'])
+    if t_cue == 'same':
+        docs[i] = retitled(docs[i], html_title(other.html) or other.title or generic)
+    elif t_cue == 'generic-both':
+        docs = [retitled(d, generic) for d in docs]
+    elif t_cue == 'generic-one':
+        docs[i] = retitled(docs[i], generic)
+    elif t_cue == 'other':
+        docs[i] = retitled(docs[i], rng.choice(titles))
+    elif t_cue == 'none':
+        docs[i] = retitled(docs[i], '')
+    if u_cue == 'sibling':
+        urls[i] = sibling_url(urls[1 - i], rng)
+    elif u_cue == 'elsewhere':
+        urls[i] = elsewhere_url(urls[i], html_title(docs[i].html), rng)
+    if urls[0] == urls[1] or B.store.name(docs[0]) == B.store.name(docs[1]):
+        B.fail['cues-collide'] += 1
+        return
+    for side, d, u in zip('ab', docs, urls):
+        row['url_' + side] = u
+        row['html_' + side] = B.store.add(d)
+    row['cues'] = 'title=%s;url=%s' % (t_cue, u_cue)
 
 
 # ----------------------------------------------------------------------------------------
@@ -2239,7 +2367,7 @@ class Builder:
             q = title_words(self.byid[da.source].ctitle, da.lang, rng)
         self.rows.append(dict(url_a=da.url, url_b=db.url, html_a=da.path, html_b=db.path, label=label,
                               kind=kind, split=split, source_a=da.source, source_b=db.source,
-                              query=q, variant=variant))
+                              query=q, variant=variant, cues='', docs=(da, db)))
         return True
 
     def room(self, p):
@@ -2436,6 +2564,30 @@ def build_split(B, split, pages, targets):
             kind, d = r.choice(vs)
             B.add_pair(split, 'key-facts', 0, d, k, kind)
 
+    # ---- figures changed, nothing else: a second kind where numbers decide
+    el = [p for p in pages if eligible(p, 'key-facts')]
+    rng = B.rng(split, 'figures', 'order')
+    it = cycle(el, rng)
+    tries = 0
+    want = targets['figures']
+    while B.count(split, 'figures') < want and tries < want * 6 and el:
+        tries += 1
+        p = next(it)
+        if not B.room(p):
+            continue
+        r = B.rng(split, 'figures', p.id, tries)
+        base = original(p)
+        k = t_figures(base, r, ctx)
+        if k is None:
+            B.fail['figures:n/a'] += 1
+            continue
+        vs = [(kind, d) for kind, d in B.variants.get(p.id, []) if kind in ('dynamic', 'small-edit', 'mirror', 'print')]
+        sec = ''
+        if vs and r.random() < 0.3:
+            sec, base = r.choice(vs)
+        if B.add_pair(split, 'figures', 0, base, k, sec):
+            B.derived[p.id] += 1
+
     # ---- a page that quotes one paragraph of another
     xs = [p for p in pages if eligible(p, 'quote-x') and p.paras]
     ys = [p for p in pages if eligible(p, 'quote-y')]
@@ -2559,6 +2711,7 @@ def build_split(B, split, pages, targets):
 # Built after every other kind, from their own random streams (hrng(seed, 'scripts', ...)),
 # and written after the other rows: the pairs above stay byte-identical.
 
+SHELL_PAIR_RATE = 0.25      # client-rendered pairs whose other side is a script-built shell too
 SCRIPT_TARGETS = {'client-rendered': 150, 'app-shell': 150, 'hidden-stuffing': 150}
 SCRIPT_LABELS = {'client-rendered': 1, 'app-shell': 0, 'hidden-stuffing': 1}
 SCRIPT_TEST_MIN = 36
@@ -2997,9 +3150,10 @@ def shell_url(shell, page, rng, title):
     return 'https://%s/articles/%s?id=%d' % (host, slug, rng.randint(100, 999999))
 
 
-def shell_doc(B, shell, p, rng, url):
-    """A client-rendered page: shell + page p's article as data (a sibling JSON file for fetch)."""
-    title = p.ctitle or p.title or p.site
+def shell_doc(B, shell, p, rng, url, title=None):
+    """A client-rendered page: shell + page p's article as data (a sibling JSON file for fetch),
+    under the article's own title unless another is given."""
+    title = title or p.ctitle or p.title or p.site
     payload = article_payload(p, shell.schema, rng, title)
     sibling = ''
     if shell.delivery in ('fetch-json', 'xhr-json'):
@@ -3279,6 +3433,13 @@ def build_script_split(B, split, pages, targets):
                              'fetch-json', 'fetch-json'], hybrid_ok=room(p))
         va, da = side_a(p, r)
         db = shell_doc(B, shell, p, r, shell_url(shell, p, r, p.ctitle))
+        if r.random() < SHELL_PAIR_RATE:
+            # both sides script-built, the same article under another title and shell
+            other = Shell(p, r, ['inline-json', 'json-script', 'inline-b64', 'attr-b64', 'fetch-json'],
+                          hybrid_ok=False)
+            t = r.choice(GENERIC_TITLES.get(p.lang, GENERIC_TITLES['en']) + titles + [p.site or 'Home'])
+            da = shell_doc(B, other, p, r, shell_url(other, p, r, t), title=t)
+            va = 'shells:' + shell_variant(other).replace('+', ':')
         var = shell_variant(shell) + ('+' + va if va else '')
         if B.add_pair(split, kind, 1, da, db, var):
             shells.setdefault(p.id, []).append((shell, db))
@@ -3487,6 +3648,13 @@ def main():
         say('building %s pairs with scripts / hidden text ...' % split)
         build_script_split(B, split, sp_pages, targets)
 
+    # ---- titles and URLs drawn apart from the label, for every kind
+    titles = {sp: sorted({p.ctitle for p in pages if p.ctitle and split_of[p.id] == sp}) for sp in ('train', 'test')}
+    for row in B.rows:
+        draw_cues(B, row, titles[row['split']])
+    used = {row[k] for row in B.rows for k in ('html_a', 'html_b')} | B.siblings
+    store.docs = {name: data for name, data in store.docs.items() if name in used}
+
     # ---- write
     out = args.out
     os.makedirs(os.path.join(out, 'docs'), exist_ok=True)
@@ -3499,7 +3667,8 @@ def main():
         if not (os.path.isfile(path) and open(path, 'rb').read() == data):
             with open(path, 'wb') as f:
                 f.write(data)
-    cols = ['url_a', 'url_b', 'html_a', 'html_b', 'label', 'kind', 'split', 'source_a', 'source_b', 'query', 'variant']
+    cols = ['url_a', 'url_b', 'html_a', 'html_b', 'label', 'kind', 'split', 'source_a', 'source_b', 'query', 'variant',
+            'cues']
     for split in ('train', 'test'):
         rows = [r for r in B.rows[:n_old] if r['split'] == split]
         hrng(seed, 'rows', split).shuffle(rows)
@@ -3507,7 +3676,7 @@ def main():
         hrng(seed, 'scripts', 'rows', split).shuffle(new)
         rows += new
         with open(os.path.join(out, split + '.csv'), 'w', encoding='utf-8', newline='') as f:
-            w = csv.DictWriter(f, fieldnames=cols, lineterminator='\n')
+            w = csv.DictWriter(f, fieldnames=cols, lineterminator='\n', extrasaction='ignore')
             w.writeheader()
             for row in rows:
                 w.writerow(row)

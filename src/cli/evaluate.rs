@@ -145,8 +145,16 @@ fn leave_out(args: &Args, column: &str) -> Result<()> {
         model.estimator.kind()
     );
     println!(
-        "{:<22} {:>6} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7}",
-        column, "pairs", "trained", "accuracy", "dup.prec", "dist.prec", "review", "ECE"
+        "{:<22} {:>6} {:>8} {:>8} {:>10} {:>9} {:>9} {:>7} {:>7}",
+        column,
+        "pairs",
+        "trained",
+        "accuracy",
+        "auto.right",
+        "dup.prec",
+        "dist.prec",
+        "review",
+        "ECE"
     );
     let row = |name: &str, trained: String, m: &Metrics| {
         let c = &m.confusion;
@@ -157,12 +165,14 @@ fn leave_out(args: &Args, column: &str) -> Result<()> {
                 "-".into()
             }
         };
+        let automatic = c.automatic_accuracy();
         println!(
-            "{:<22} {:>6} {:>8} {:>8.4} {:>9} {:>9} {:>7.4} {:>7.4}",
+            "{:<22} {:>6} {:>8} {:>8.4} {:>10} {:>9} {:>9} {:>7.4} {:>7.4}",
             name,
             m.pairs,
             trained,
             m.accuracy,
+            precision(usize::from(automatic.is_some()), automatic.unwrap_or(0.0)),
             precision(
                 c.duplicate_as_duplicate + c.distinct_as_duplicate,
                 m.duplicate_decision_precision

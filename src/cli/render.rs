@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
+use rayon::prelude::*;
 
 use twinpage::document::PairFile;
 use twinpage::pipeline::render_requests;
@@ -11,7 +12,7 @@ use twinpage::render::{self, RenderedBody};
 /// Render every document of pair files into the render cache, so that later
 /// commands find them there; with --store, also write each render to a folder and
 /// a copy of the pair file whose rendered_a, rendered_b name them (a pair file
-/// that needs no browser).
+/// that needs no browser). Renders already in the --store folder are reused.
 #[derive(clap::Args)]
 pub struct Args {
     /// Pair file(s) (CSV); repeat for several.
@@ -37,10 +38,26 @@ pub fn run(args: Args) -> Result<()> {
         .iter()
         .map(|p| PairFile::read(p))
         .collect::<Result<Vec<_>>>()?;
-    let requests = render_requests(files.iter().flat_map(|f| &f.pairs));
+    let mut requests = render_requests(files.iter().flat_map(|f| &f.pairs));
+    // Renders a previous run stored are reused: regenerated data renders only what changed.
+    let earlier: Vec<Option<PathBuf>> = match &args.store {
+        Some(folder) => requests
+            .par_iter()
+            .map(|r| {
+                r.stored
+                    .is_none()
+                    .then(|| render::already_stored(r.document, folder))
+                    .flatten()
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    for (request, earlier) in requests.iter_mut().zip(&earlier) {
+        request.stored = request.stored.or(earlier.as_deref());
+    }
     let (bodies, report) = render::supply(&requests, &settings)?;
     println!(
-        "{} document(s): {} rendered now, {} already in the cache, {} given by the pair file, {} failed",
+        "{} document(s): {} rendered now, {} already in the cache, {} stored before (pair file or --store), {} failed",
         requests.len(),
         report.rendered,
         report.cached,

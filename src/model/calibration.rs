@@ -77,9 +77,10 @@ impl Calibration {
 
     /// The calibrated confidence of `x` under `estimator`, with its members' disagreement.
     pub fn judge(&self, estimator: &dyn Estimator, x: &[f64]) -> Judgement {
+        let (cell, committee) = estimator.reading(x);
         Judgement {
-            p_duplicate: self.cells[estimator.cell(x)].p_duplicate,
-            spread: estimator.committee(x).map_or(0.0, |c| c.spread),
+            p_duplicate: self.cells[cell].p_duplicate,
+            spread: committee.map_or(0.0, |c| c.spread),
         }
     }
 

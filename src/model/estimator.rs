@@ -38,6 +38,11 @@ pub trait Estimator: Debug + Send + Sync {
     fn committee(&self, _x: &[f64]) -> Option<Committee> {
         None
     }
+    /// The cell of `x` and the committee's vote on it, together: an ensemble
+    /// overrides this to walk its members once.
+    fn reading(&self, x: &[f64]) -> (usize, Option<Committee>) {
+        (self.cell(x), self.committee(x))
+    }
     /// Checks a structure read from a file against the number of signals (a
     /// model file can be edited by hand).
     fn validate(&self, signals: usize) -> Result<(), String>;

@@ -220,6 +220,23 @@ impl Forest {
     }
 }
 
+/// The cell of a mean tree output.
+fn bin(score: f64) -> usize {
+    ((score * BINS as f64) as usize).min(BINS - 1)
+}
+
+/// How the trees' outputs vote.
+fn committee(outputs: &[f64]) -> Committee {
+    let mean = mean(outputs);
+    let variance = outputs.iter().map(|o| (o - mean).powi(2)).sum::<f64>() / outputs.len() as f64;
+    Committee {
+        trees: outputs.len(),
+        duplicate_votes: outputs.iter().filter(|&&o| o >= 0.5).count(),
+        mean,
+        spread: variance.sqrt(),
+    }
+}
+
 impl Estimator for Forest {
     fn kind(&self) -> &'static str {
         KIND.name
@@ -230,7 +247,7 @@ impl Estimator for Forest {
     }
 
     fn cell(&self, x: &[f64]) -> usize {
-        ((self.score(x) * BINS as f64) as usize).min(BINS - 1)
+        bin(self.score(x))
     }
 
     fn ordered(&self) -> bool {
@@ -261,17 +278,12 @@ impl Estimator for Forest {
     }
 
     fn committee(&self, x: &[f64]) -> Option<Committee> {
-        let outputs = self.outputs(x);
-        let mean = mean(&outputs);
-        let variance =
-            outputs.iter().map(|o| (o - mean).powi(2)).sum::<f64>() / outputs.len() as f64;
-        let votes = outputs.iter().filter(|&&o| o >= 0.5).count();
-        Some(Committee {
-            trees: outputs.len(),
-            duplicate_votes: votes,
-            mean,
-            spread: variance.sqrt(),
-        })
+        Some(committee(&self.outputs(x)))
+    }
+
+    fn reading(&self, x: &[f64]) -> (usize, Option<Committee>) {
+        let committee = committee(&self.outputs(x));
+        (bin(committee.mean), Some(committee))
     }
 
     fn validate(&self, signals: usize) -> Result<(), String> {

@@ -40,6 +40,15 @@ pub struct Bin {
 }
 
 impl Confusion {
+    /// Share of automatic decisions (either way) that are right; `None` when
+    /// every pair went to review. Within a group of one label, this is the
+    /// precision that matters: the other side's precision is 0 or undefined.
+    pub fn automatic_accuracy(&self) -> Option<f64> {
+        let right = self.duplicate_as_duplicate + self.distinct_as_distinct;
+        let decided = right + self.duplicate_as_distinct + self.distinct_as_duplicate;
+        (decided > 0).then(|| right as f64 / decided as f64)
+    }
+
     pub fn add(&mut self, label: bool, p_duplicate: f64, decision: Decision) {
         let predicted = p_duplicate >= 0.5;
         match (label, predicted) {

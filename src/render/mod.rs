@@ -38,8 +38,8 @@ mod watchdog;
 
 pub use cache::RenderCache;
 pub use supply::{
-    default_cache_dir, read_stored, store, store_all, supply, RenderSettings, RenderedBody,
-    Request, SupplyReport,
+    already_stored, default_cache_dir, read_stored, store, store_all, supply, RenderSettings,
+    RenderedBody, Request, SupplyReport,
 };
 
 use crate::document::decode::MAX_BODY_BYTES;

@@ -260,11 +260,24 @@ pub fn store_all(
     Ok(stored)
 }
 
+/// Where [`store`] puts the render of a document with these bytes.
+fn stored_path(document_bytes: &[u8], folder: &Path) -> PathBuf {
+    let name = blake3::hash(document_bytes).to_hex();
+    folder.join(format!("{}.render.json.gz", &name[..20]))
+}
+
+/// The render of `document` that an earlier [`store`] into `folder` wrote, if
+/// there is one: a store is then a cache that travels with the pair files.
+pub fn already_stored(document: &Path, folder: &Path) -> Option<PathBuf> {
+    let bytes = read_document(document).ok()?;
+    let path = stored_path(&bytes, folder);
+    path.is_file().then_some(path)
+}
+
 /// Writes a render (or failure) as gzipped JSON into `folder`, named after the
 /// rendered document's bytes (so identical documents share one file); returns its path.
 pub fn store(stored: &StoredRender, document_bytes: &[u8], folder: &Path) -> Result<PathBuf> {
-    let name = blake3::hash(document_bytes).to_hex();
-    let path = folder.join(format!("{}.render.json.gz", &name[..20]));
+    let path = stored_path(document_bytes, folder);
     let mut gzip = GzEncoder::new(Vec::new(), flate2::Compression::best());
     serde_json::to_writer(&mut gzip, stored)?;
     super::cache::write_bytes(&path, &gzip.finish()?)?;
