@@ -2581,9 +2581,12 @@ def build_split(B, split, pages, targets):
         if k is None:
             B.fail['figures:n/a'] += 1
             continue
-        vs = [(kind, d) for kind, d in B.variants.get(p.id, []) if kind in ('dynamic', 'small-edit', 'mirror', 'print')]
+        # against a duplicate version of the original as often as not: the transformations
+        # that make duplicates must not make the changed figures look alike
+        vs = [(kind, d) for kind, d in B.variants.get(p.id, [])
+              if kind in ('dynamic', 'small-edit', 'mirror', 'print', 'prepend', 'plain-text')]
         sec = ''
-        if vs and r.random() < 0.3:
+        if vs and r.random() < 0.5:
             sec, base = r.choice(vs)
         if B.add_pair(split, 'figures', 0, base, k, sec):
             B.derived[p.id] += 1

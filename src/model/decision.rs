@@ -40,8 +40,10 @@ fn no_spread_limit() -> f64 {
     1.0
 }
 
-/// The default limit on the members' disagreement.
-pub const MAX_SPREAD: f64 = 0.4;
+/// The default limit on the members' disagreement. Chosen on leave-one-kind-out
+/// (README): at 0.4 automatic duplicate decisions on left-out kinds were 94 %
+/// right, at 0.3 97 %, for a review share of 32 % instead of 15 % there.
+pub const MAX_SPREAD: f64 = 0.3;
 
 impl DecisionPolicy {
     pub fn new(precision_target: f64) -> Result<DecisionPolicy> {
@@ -138,11 +140,18 @@ impl Thresholds {
             .map(|&(j, label)| (j.p_duplicate, label))
             .collect();
         by_p.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let duplicate =
-            lowest_precise_cut(by_p.iter().rev().map(|&(p, l)| (p, l)), target).unwrap_or(1.0);
+        // A decision never goes against the confidence: whatever the running
+        // precision, a pair more likely distinct is not called duplicate, nor the
+        // reverse. (Without this floor, a few low-spread duplicates at p = 0.2 could
+        // pull the duplicate cut down to them.)
+        let duplicate = lowest_precise_cut(
+            by_p.iter().rev().take_while(|&&(p, _)| p > 0.5).copied(),
+            target,
+        )
+        .unwrap_or(1.0);
         // The distinct side is chosen among pairs below the duplicate threshold:
         // the two ranges never overlap.
-        let below = by_p.iter().filter(|&&(p, _)| p < duplicate);
+        let below = by_p.iter().take_while(|&&(p, _)| p < duplicate.min(0.5));
         let distinct = lowest_precise_cut(below.map(|&(p, l)| (p, !l)), target).unwrap_or(0.0);
         Thresholds {
             duplicate,
@@ -184,6 +193,17 @@ mod tests {
             .into_iter()
             .map(|(p, l)| (Judgement::certain(p), l))
             .collect()
+    }
+
+    #[test]
+    fn a_decision_never_goes_against_the_confidence() {
+        // Confident duplicates at 0.95, a few duplicates at 0.2, distinct pairs at 0.1:
+        // the running precision down to 0.2 is still 100 %, yet p = 0.2 says distinct.
+        let mut scored = vec![(0.95, true); 100];
+        scored.extend(vec![(0.2, true); 3]);
+        scored.extend(vec![(0.1, false); 50]);
+        let t = Thresholds::choose(&sure(scored), &policy(0.95));
+        assert_eq!((t.duplicate, t.distinct), (0.95, 0.1));
     }
 
     #[test]
