@@ -2042,6 +2042,20 @@ def person_pairs(text):
     return [p for p, c in sorted(pairs.items(), key=lambda x: (-x[1], x[0]))]
 
 
+def change_names(core_txt, mapping, rng):
+    """Adds to `mapping` a few people's names of the core, each to another name."""
+    ents = person_pairs(core_txt)[:rng.randint(1, 3)]
+    names = NAMES2[:]
+    rng.shuffle(names)
+    for e in ents:
+        nm = names.pop()
+        mapping[e] = nm
+        # the surname alone is often used later in the text
+        last = e.split(' ')[1]
+        if len(last) > 3 and last.lower() not in ALL_STOP and re.search(r'(?<!\w)%s(?!\w)' % re.escape(last), core_txt):
+            mapping.setdefault(last, nm.split(' ')[1])
+
+
 def t_figures(doc, rng, ctx):
     """Key facts, numbers only: the same page with several figures in the core changed and
     nothing else (title, names, headline kept): next month's report, another product's
@@ -2065,25 +2079,15 @@ def t_key_facts(doc, rng, ctx, numbers_only=False):
         nn = change_number(n, rng)
         if nn != n:
             mapping[n] = nn
-    if numbers_only:
-        return figures_changed(doc, s, spans, mapping, rng)
-    ents = person_pairs(core_txt)[:rng.randint(1, 3)]
-    names = NAMES2[:]
-    rng.shuffle(names)
-    for e in ents:
-        nm = names.pop()
-        mapping[e] = nm
-        # the surname alone is often used later in the text
-        last = e.split(' ')[1]
-        if len(last) > 3 and last.lower() not in ALL_STOP and re.search(r'(?<!\w)%s(?!\w)' % re.escape(last), core_txt):
-            mapping.setdefault(last, nm.split(' ')[1])
-    if len(mapping) < 2 and doc.lang == 'en':
+    if not numbers_only:
+        change_names(core_txt, mapping, rng)
+    if len(mapping) < 2 and doc.lang == 'en' and not numbers_only:
         # fall back to frequent capitalised single words (names of things) when few numbers
         singles = Counter(m.group(0) for m in re.finditer(r'(?<=[a-zà-ÿ,;:] )[A-ZÀ-Þ][a-zà-ÿ]{3,}(?![\w])', core_txt))
         for w, c in singles.most_common(3):
             if c >= 2 and w.lower() not in ALL_STOP and w not in mapping:
                 mapping[w] = rng.choice(NAMES1)
-    if len(mapping) < 2:
+    if len(mapping) < (3 if numbers_only else 2):
         return None
     keys = sorted(mapping, key=len, reverse=True)
     rx = re.compile(r'(?<![\w.,:/-])(' + '|'.join(re.escape(k) for k in keys) + r')(?![\w:/]|[.,]\d)')
@@ -2091,6 +2095,9 @@ def t_key_facts(doc, rng, ctx, numbers_only=False):
     if len(edits) < 3:
         return None
     s2 = apply_edits(s, edits)
+    if numbers_only:
+        return derive(doc, s2, sibling_url(doc.url, rng), doc.title,
+                      step='figures:%d/%d' % (len(mapping), len(edits)))
     # the title and the headings that name the same things change with them
     title = rx.sub(lambda m: mapping[m.group(1)], doc.title or '')
     m = re.search(r'(?is)(<title\b[^>]*>)(.*?)(</title\s*>)', s2)
@@ -2137,18 +2144,6 @@ def t_key_facts(doc, rng, ctx, numbers_only=False):
     return d
 
 
-def figures_changed(doc, s, spans, mapping, rng):
-    if len(mapping) < 3:
-        return None
-    keys = sorted(mapping, key=len, reverse=True)
-    rx = re.compile(r'(?<![\w.,:/-])(' + '|'.join(re.escape(k) for k in keys) + r')(?![\w:/]|[.,]\d)')
-    edits = [(a, b, mapping[w]) for a, b, w in find_in_spans(s, spans, rx)]
-    if len(edits) < 3:
-        return None
-    return derive(doc, apply_edits(s, edits), sibling_url(doc.url, rng), doc.title,
-                  step='figures:%d/%d' % (len(mapping), len(edits)))
-
-
 def t_quote(x, ydoc, rng, ctx):
     if not x.paras:
         return None
@@ -2191,21 +2186,11 @@ GENERIC_TITLES = {
 }
 # How often each cue is redrawn, the same for duplicates and distinct pairs: about half
 # of the pairs of every kind keep the cues their transformation gave them.
-TITLE_CUES = [('kept', 0.52), ('same', 0.2), ('generic-both', 0.05), ('generic-one', 0.09),
-              ('other', 0.09), ('none', 0.05)]
-URL_CUES = [('kept', 0.45), ('sibling', 0.3), ('elsewhere', 0.25)]
+TITLE_CUES = {'kept': 0.52, 'same': 0.2, 'generic-both': 0.05, 'generic-one': 0.09, 'other': 0.09, 'none': 0.05}
+URL_CUES = {'kept': 0.45, 'sibling': 0.3, 'elsewhere': 0.25}
 HOST_WORDS = ['daily', 'post', 'times', 'herald', 'wire', 'hub', 'journal', 'digest', 'press', 'report',
               'insider', 'today', 'central', 'world', 'local', 'tribune', 'planet', 'notes', 'review', 'feed']
 HOST_ENDINGS = ['com', 'net', 'org', 'de', 'co.uk', 'info', 'news', 'blog', 'fr', 'es', 'io']
-
-
-def weighted(rng, choices):
-    x = rng.random()
-    for name, w in choices:
-        x -= w
-        if x < 0:
-            return name
-    return choices[-1][0]
 
 
 def html_title(s):
@@ -2257,7 +2242,7 @@ def draw_cues(B, row, titles):
     docs = list(row['docs'])
     urls = [row['url_a'], row['url_b']]
     rng = B.rng('cues', row['html_a'], row['html_b'])
-    t_cue, u_cue = weighted(rng, TITLE_CUES), weighted(rng, URL_CUES)
+    t_cue, u_cue = (rng.choices(list(cues), list(cues.values()))[0] for cues in (TITLE_CUES, URL_CUES))
     # the side that changes is the smaller one (size budget), whatever the label
     i = 0 if len(docs[0].html) <= len(docs[1].html) else 1
     other = docs[1 - i]
@@ -2412,6 +2397,21 @@ def cycle(lst, rng, weigh=True, first=()):
             yield x
 
 
+def attempts(B, split, kind, el, want, first=(), needs_room=True):
+    """Seeded tries at pages of `el` until the split has `want` pairs of `kind`, or
+    6 × want tries; yields each page with its own random stream and the try's number.
+    Pages without room for one more full-size derived document are passed over when
+    `needs_room`."""
+    it = cycle(el, B.rng(split, kind, 'order'), first=first)
+    tries = 0
+    while B.count(split, kind) < want and tries < want * 6 and el:
+        tries += 1
+        p = next(it)
+        if needs_room and not B.room(p):
+            continue
+        yield p, B.rng(split, kind, p.id, tries), tries
+
+
 def build_split(B, split, pages, targets):
     seed = B.seed
     titles = sorted({p.ctitle for p in pages if p.ctitle})
@@ -2433,18 +2433,10 @@ def build_split(B, split, pages, targets):
     gsize = Counter(p.group for p in pages)
     multi = {p.id for p in pages if gsize[p.group] > 1}
     for kind in ['mirror', 'print', 'plain-text', 'prepend', 'rebrand', 'small-edit', 'dynamic']:
-        want = targets[kind]
         el = [p for p in pages if eligible(p, kind)]
-        rng = B.rng(split, kind, 'order')
-        it = cycle(el, rng, first=multi if kind in ('print', 'plain-text', 'prepend', 'small-edit', 'dynamic') else ())
-        tries = 0
-        while B.count(split, kind) < want and tries < want * 6 and el:
-            tries += 1
-            p = next(it)
-            full = kind not in ('print', 'plain-text')
-            if full and not B.room(p):
-                continue
-            r = B.rng(split, kind, p.id, tries)
+        full = kind not in ('print', 'plain-text')
+        first = multi if kind in ('print', 'plain-text', 'prepend', 'small-edit', 'dynamic') else ()
+        for p, r, tries in attempts(B, split, kind, el, targets[kind], first, needs_room=full):
             base = original(p)
             d = apply(kind, base, r)
             if d is None:
@@ -2532,16 +2524,8 @@ def build_split(B, split, pages, targets):
 
     # ---- key facts changed: distinct documents that look the same
     el = [p for p in pages if eligible(p, 'key-facts')]
-    rng = B.rng(split, 'key-facts', 'order')
-    it = cycle(el, rng, first=multi)
-    tries = 0
     want = targets['key-facts']
-    while B.count(split, 'key-facts') < want and tries < want * 6 and el:
-        tries += 1
-        p = next(it)
-        if not B.room(p):
-            continue
-        r = B.rng(split, 'key-facts', p.id, tries)
+    for p, r, _ in attempts(B, split, 'key-facts', el, want, multi):
         base = original(p)
         k = t_key_facts(base, r, ctx)
         if k is None:
@@ -2565,17 +2549,7 @@ def build_split(B, split, pages, targets):
             B.add_pair(split, 'key-facts', 0, d, k, kind)
 
     # ---- figures changed, nothing else: a second kind where numbers decide
-    el = [p for p in pages if eligible(p, 'key-facts')]
-    rng = B.rng(split, 'figures', 'order')
-    it = cycle(el, rng)
-    tries = 0
-    want = targets['figures']
-    while B.count(split, 'figures') < want and tries < want * 6 and el:
-        tries += 1
-        p = next(it)
-        if not B.room(p):
-            continue
-        r = B.rng(split, 'figures', p.id, tries)
+    for p, r, _ in attempts(B, split, 'figures', el, targets['figures']):
         base = original(p)
         k = t_figures(base, r, ctx)
         if k is None:

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use rayon::prelude::*;
 
 use twinpage::document::PairFile;
 use twinpage::pipeline::render_requests;
@@ -40,16 +39,8 @@ pub fn run(args: Args) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     let mut requests = render_requests(files.iter().flat_map(|f| &f.pairs));
     // Renders a previous run stored are reused: regenerated data renders only what changed.
-    let earlier: Vec<Option<PathBuf>> = match &args.store {
-        Some(folder) => requests
-            .par_iter()
-            .map(|r| {
-                r.stored
-                    .is_none()
-                    .then(|| render::already_stored(r.document, folder))
-                    .flatten()
-            })
-            .collect(),
+    let earlier = match &args.store {
+        Some(folder) => render::already_stored(&mut requests, folder),
         None => Vec::new(),
     };
     for (request, earlier) in requests.iter_mut().zip(&earlier) {

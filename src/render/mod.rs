@@ -38,7 +38,7 @@ mod watchdog;
 
 pub use cache::RenderCache;
 pub use supply::{
-    already_stored, default_cache_dir, read_stored, store, store_all, supply, RenderSettings,
+    already_stored, default_cache_dir, read_stored, store_all, supply, RenderSettings,
     RenderedBody, Request, SupplyReport,
 };
 

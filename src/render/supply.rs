@@ -49,6 +49,16 @@ pub struct Request<'a> {
     pub content_hash: Option<[u8; 32]>,
 }
 
+impl Request<'_> {
+    /// blake3 of the document's (decompressed, cut) bytes: the one given, or read now.
+    pub fn hash(&self) -> Result<[u8; 32]> {
+        match self.content_hash {
+            Some(hash) => Ok(hash),
+            None => Ok(*blake3::hash(&read_document(self.document)?).as_bytes()),
+        }
+    }
+}
+
 /// A rendered body as a run gets it.
 pub enum RenderedBody {
     /// A render with the browser's measurements.
@@ -200,12 +210,9 @@ fn look_up(request: &Request, cache: &RenderCache) -> Found {
             Err(e) => Found::Unreadable(format!("{e:#}")),
         };
     }
-    let content_hash = match request.content_hash {
-        Some(hash) => hash,
-        None => match read_document(request.document) {
-            Ok(bytes) => *blake3::hash(&bytes).as_bytes(),
-            Err(e) => return Found::Unreadable(format!("{e:#}")),
-        },
+    let content_hash = match request.hash() {
+        Ok(hash) => hash,
+        Err(e) => return Found::Unreadable(format!("{e:#}")),
     };
     let key = RenderCache::key(&content_hash);
     match cache.get(&key) {
@@ -229,7 +236,8 @@ pub fn read_stored(path: &Path) -> Result<RenderedBody> {
 }
 
 /// Writes each render (or its failure) into `folder`; the stored file of each
-/// document. Documents that cannot be read get none.
+/// document. Documents that cannot be read get none; renders already there are
+/// not written again.
 pub fn store_all(
     requests: &[Request],
     bodies: &[RenderedBody],
@@ -239,47 +247,55 @@ pub fn store_all(
         .with_context(|| format!("cannot create {}", folder.display()))?;
     let mut stored = BTreeMap::new();
     for (request, body) in requests.iter().zip(bodies) {
-        let Ok(bytes) = read_document(request.document) else {
+        let document = request.document.to_path_buf();
+        let render = match body {
+            RenderedBody::Measured(rendered) => StoredRender::Rendered(rendered.clone()),
+            RenderedBody::Failed(reason) => StoredRender::Failed {
+                failed: reason.clone(),
+            },
+            RenderedBody::SyntheticOnly(_) => {
+                if let Some(given) = request.stored {
+                    stored.insert(document, given.to_path_buf());
+                }
+                continue;
+            }
+        };
+        let Ok(hash) = request.hash() else {
             continue;
         };
-        let path = match body {
-            RenderedBody::Measured(rendered) => {
-                store(&StoredRender::Rendered(rendered.clone()), &bytes, folder)?
-            }
-            RenderedBody::Failed(reason) => {
-                let failed = reason.clone();
-                store(&StoredRender::Failed { failed }, &bytes, folder)?
-            }
-            RenderedBody::SyntheticOnly(_) => match request.stored {
-                Some(given) => given.to_path_buf(),
-                None => continue,
-            },
-        };
-        stored.insert(request.document.to_path_buf(), path);
+        let path = stored_path(&hash, folder);
+        if request.stored != Some(path.as_path()) {
+            store(&render, &path)?;
+        }
+        stored.insert(document, path);
     }
     Ok(stored)
 }
 
-/// Where [`store`] puts the render of a document with these bytes.
-fn stored_path(document_bytes: &[u8], folder: &Path) -> PathBuf {
-    let name = blake3::hash(document_bytes).to_hex();
+/// Where [`store_all`] puts the render of a document with this content hash.
+fn stored_path(content_hash: &[u8; 32], folder: &Path) -> PathBuf {
+    let name = blake3::Hash::from(*content_hash).to_hex();
     folder.join(format!("{}.render.json.gz", &name[..20]))
 }
 
-/// The render of `document` that an earlier [`store`] into `folder` wrote, if
-/// there is one: a store is then a cache that travels with the pair files.
-pub fn already_stored(document: &Path, folder: &Path) -> Option<PathBuf> {
-    let bytes = read_document(document).ok()?;
-    let path = stored_path(&bytes, folder);
-    path.is_file().then_some(path)
+/// For each request the pair file gives no render for, the render an earlier
+/// [`store_all`] into `folder` wrote, if there is one: a store is then a cache that
+/// travels with the pair files. Fills in the requests' content hashes on the way.
+pub fn already_stored(requests: &mut [Request], folder: &Path) -> Vec<Option<PathBuf>> {
+    requests
+        .par_iter_mut()
+        .map(|request| {
+            let hash = request.hash().ok()?;
+            request.content_hash = Some(hash);
+            let path = stored_path(&hash, folder);
+            (request.stored.is_none() && path.is_file()).then_some(path)
+        })
+        .collect()
 }
 
-/// Writes a render (or failure) as gzipped JSON into `folder`, named after the
-/// rendered document's bytes (so identical documents share one file); returns its path.
-pub fn store(stored: &StoredRender, document_bytes: &[u8], folder: &Path) -> Result<PathBuf> {
-    let path = stored_path(document_bytes, folder);
+/// Writes a render (or failure) as gzipped JSON to `path`.
+fn store(stored: &StoredRender, path: &Path) -> Result<()> {
     let mut gzip = GzEncoder::new(Vec::new(), flate2::Compression::best());
     serde_json::to_writer(&mut gzip, stored)?;
-    super::cache::write_bytes(&path, &gzip.finish()?)?;
-    Ok(path)
+    super::cache::write_bytes(path, &gzip.finish()?)
 }
