@@ -158,29 +158,24 @@ fn leave_out(args: &Args, column: &str) -> Result<()> {
     );
     let row = |name: &str, trained: String, m: &Metrics| {
         let c = &m.confusion;
-        let precision = |decided: usize, x: f64| {
-            if decided > 0 {
-                format!("{x:.4}")
-            } else {
-                "-".into()
-            }
-        };
-        let automatic = c.automatic_accuracy();
+        // A share of no decisions is shown as "-", not as 0.
+        let share = |decided: usize, x: f64| (decided > 0).then_some(x);
+        let shown = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{x:.4}"));
         println!(
             "{:<22} {:>6} {:>8} {:>8.4} {:>10} {:>9} {:>9} {:>7.4} {:>7.4}",
             name,
             m.pairs,
             trained,
             m.accuracy,
-            precision(usize::from(automatic.is_some()), automatic.unwrap_or(0.0)),
-            precision(
+            shown(c.automatic_accuracy()),
+            shown(share(
                 c.duplicate_as_duplicate + c.distinct_as_duplicate,
                 m.duplicate_decision_precision
-            ),
-            precision(
+            )),
+            shown(share(
                 c.duplicate_as_distinct + c.distinct_as_distinct,
                 m.distinct_decision_precision
-            ),
+            )),
             m.review_share,
             m.calibration_error
         );
