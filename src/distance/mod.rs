@@ -15,7 +15,8 @@
 //! - [`substring`]: [`longest_common_substring`], the longest passage both bodies share
 //!   verbatim (an attribute of Table 1), in tokens.
 //! - [`sets`]: [`jaccard_distance`] of shingle sets (Broder: local word order, no
-//!   frequencies) and [`cosine`] of tf-idf vectors.
+//!   frequencies), [`cosine`] of tf-idf vectors, and [`kept_and_replaced`]: the values
+//!   two texts write in the places they share (a figure changed in place).
 //! - [`length_distance`], on body lengths: the patent's body length distance.
 //! - [`compression`]: [`mcd`], the modified compression distance, which sees shared
 //!   content at any granularity. It uses zstd with a window spanning both bodies,
@@ -28,7 +29,7 @@ pub mod substring;
 
 pub use compression::{mcd, Compressor};
 pub use edit::{damerau_levenshtein, lcs_distance, levenshtein};
-pub use sets::{cosine, jaccard_distance};
+pub use sets::{cosine, jaccard_distance, kept_and_replaced};
 pub use substring::longest_common_substring;
 
 /// Number of differing bits of two 64-bit simhashes.

@@ -30,8 +30,36 @@ pub fn cosine(a: &[(u32, f32)], b: &[(u32, f32)]) -> f64 {
     unit(dot(a, b) / (norm_a * norm_b))
 }
 
-/// Number of values present in both sorted, deduplicated slices.
-fn count_common(a: &[u64], b: &[u64]) -> usize {
+/// What two texts write in the places they share: `(kept, replaced)` over two lists
+/// of `(place, value)` sorted by place then value. In each place both lists have, the
+/// values on both sides (a multiset intersection) are kept, and the rest of the side
+/// with fewer values there counts as replaced; places only one side has count for
+/// nothing.
+pub fn kept_and_replaced(a: &[(u64, u32)], b: &[(u64, u32)]) -> (usize, usize) {
+    debug_assert!(a.is_sorted() && b.is_sorted());
+    let (mut a, mut b) = (a, b);
+    let (mut kept, mut replaced) = (0, 0);
+    while let (Some(&(pa, _)), Some(&(pb, _))) = (a.first(), b.first()) {
+        match pa.cmp(&pb) {
+            Ordering::Less => a = &a[a.partition_point(|&(p, _)| p == pa)..],
+            Ordering::Greater => b = &b[b.partition_point(|&(p, _)| p == pb)..],
+            Ordering::Equal => {
+                let (here_a, rest_a) = a.split_at(a.partition_point(|&(p, _)| p == pa));
+                let (here_b, rest_b) = b.split_at(b.partition_point(|&(p, _)| p == pb));
+                // One place on both sides: the pairs compare as their values.
+                let same = count_common(here_a, here_b);
+                kept += same;
+                replaced += here_a.len().min(here_b.len()) - same;
+                (a, b) = (rest_a, rest_b);
+            }
+        }
+    }
+    (kept, replaced)
+}
+
+/// Number of values present in both sorted slices (with repeats, the size of the
+/// multiset intersection).
+fn count_common<T: Ord>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut common) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -94,6 +122,18 @@ mod tests {
         assert_eq!(jaccard_distance(&[1, 2, 3, 4], &[3, 4, 5]), 0.6);
         // {1, u64::MAX} and {u64::MAX}: 1 - 1 / 2.
         assert_eq!(jaccard_distance(&[1, u64::MAX], &[u64::MAX]), 0.5);
+    }
+
+    #[test]
+    fn values_in_shared_places_are_kept_or_replaced() {
+        assert_eq!(kept_and_replaced(&[], &[]), (0, 0));
+        // Place 1: {5, 5, 7} against {5, 8}: one 5 kept, one value replaced.
+        // Place 2: only on one side. Place 3: 9 kept.
+        let a = [(1, 5), (1, 5), (1, 7), (2, 4), (3, 9)];
+        let b = [(1, 5), (1, 8), (3, 9), (4, 1)];
+        assert_eq!(kept_and_replaced(&a, &b), (2, 1));
+        assert_eq!(kept_and_replaced(&b, &a), (2, 1));
+        assert_eq!(kept_and_replaced(&a, &[]), (0, 0));
     }
 
     #[test]

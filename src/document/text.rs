@@ -58,6 +58,43 @@ pub fn number_set(words: &[String]) -> Vec<u64> {
     numbers
 }
 
+/// Where a text writes its numbers: each number (its word id) keyed by its place, the
+/// nearest words before and after it that are not numbers, sorted.
+///
+/// Another version of the same page writes the same numbers in the same places; a page
+/// that changed its figures (next month's report, another product's sheet) writes other
+/// numbers in them, while a block of text added or removed brings places of its own. Runs
+/// of numbers (a date as `12 03 2020`) share one place.
+pub fn number_places(words: &[String], ids: &[u32]) -> Vec<(u64, u32)> {
+    const EDGE: u32 = u32::MAX;
+    let is_number: Vec<bool> = words
+        .iter()
+        .map(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .collect();
+    let mut next_word = vec![EDGE; ids.len()];
+    let mut next = EDGE;
+    for i in (0..ids.len()).rev() {
+        next_word[i] = next;
+        if !is_number[i] {
+            next = ids[i];
+        }
+    }
+    let mut previous = EDGE;
+    let mut places = Vec::new();
+    for (i, &id) in ids.iter().enumerate() {
+        if is_number[i] {
+            places.push((
+                mix64(u64::from(previous) << 32 | u64::from(next_word[i])),
+                id,
+            ));
+        } else {
+            previous = id;
+        }
+    }
+    places.sort_unstable();
+    places
+}
+
 /// Hashes of the `SHINGLE_WORDS`-word shingles of a word sequence, sorted and
 /// deduplicated. A text shorter than one shingle is one shingle of all its words.
 pub fn shingles(ids: &[u32]) -> Vec<u64> {
@@ -169,6 +206,35 @@ mod tests {
     #[test]
     fn frequencies_count_each_word() {
         assert_eq!(frequencies(&[5, 1, 5, 5]), vec![(1, 1), (5, 3)]);
+    }
+
+    #[test]
+    fn numbers_are_keyed_by_the_words_around_them() {
+        let split = |t: &str| -> (Vec<String>, Vec<u32>) {
+            let w: Vec<String> = words(t).collect();
+            let ids = ids_of(&w);
+            (w, ids)
+        };
+        let (w, ids) = split("sales rose 12 percent to 450 units on 12 03 2020");
+        let places = number_places(&w, &ids);
+        assert_eq!(places.len(), 5);
+        // The date's three numbers share the place between "on" and the end.
+        let date_place = places.iter().find(|p| p.1 == word_id("2020")).unwrap().0;
+        assert_eq!(places.iter().filter(|p| p.0 == date_place).count(), 3);
+        // A changed figure keeps its place; the same figure elsewhere is another place.
+        let place_of = |t: &str| {
+            let (w, ids) = split(t);
+            number_places(&w, &ids)[0].0
+        };
+        assert_eq!(
+            place_of("sales rose 12 percent"),
+            place_of("sales rose 15 percent")
+        );
+        assert_ne!(
+            place_of("sales rose 12 percent"),
+            place_of("costs 12 percent")
+        );
+        assert!(number_places(&[], &[]).is_empty());
     }
 
     #[test]

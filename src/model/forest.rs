@@ -85,7 +85,10 @@ impl Default for ForestParams {
     fn default() -> Self {
         ForestParams {
             trees: 100,
-            signal_share: 0.4,
+            // Chosen on leave-one-kind-out (0.4: accuracy 0.962, calibration error 0.050;
+            // 0.7: 0.971, 0.038; 1.0: 0.930): a tree offered few signals often lacks the
+            // rendered ones that decide script-built pages, and trusts the fetched text.
+            signal_share: 0.7,
             max_samples: 4000,
             tree: TreeParams::default().max_depth(12).min_leaf_weight(2.0),
         }

@@ -5,10 +5,10 @@
 //! shared template does not make two pages look alike and a changed template does not
 //! make a copy look different; word sequences are compared as hashed word ids.
 
-use super::{BodyPair, Signal};
+use super::{BodyPair, Signal, MISSING};
 use crate::distance::{
-    cosine, damerau_levenshtein, hamming, jaccard_distance, lcs_distance, levenshtein,
-    longest_common_substring, mcd, Compressor,
+    cosine, damerau_levenshtein, hamming, jaccard_distance, kept_and_replaced, lcs_distance,
+    levenshtein, longest_common_substring, mcd, Compressor,
 };
 
 /// Distance tests in vector order. Content distances run on the core content
@@ -80,6 +80,16 @@ pub const SIGNALS: &[Signal] = &[
         meaning: "Jaccard distance of the numbers in the core contents (prices, model numbers, dates)",
         compute: |p| jaccard_distance(&p.a.core_numbers, &p.b.core_numbers),
     },
+    Signal {
+        name: "numbers_replaced_core",
+        meaning: "share of the numbers written in the same place of both cores (same words before and after) that differ: figures changed in place; -1 when no number shares a place",
+        compute: numbers_replaced_share,
+    },
+    Signal {
+        name: "numbers_replaced_count_core",
+        meaning: "how many numbers written in the same place of both cores differ",
+        compute: |p| kept_and_replaced(&p.a.core_number_places, &p.b.core_number_places).1 as f64,
+    },
 ];
 
 /// Damerau-Levenshtein is quadratic: it sees this many words of each side.
@@ -101,6 +111,13 @@ fn char_levenshtein_of_heads(p: &BodyPair) -> f64 {
             .collect()
     };
     levenshtein(&head(&p.a.core_text), &head(&p.b.core_text))
+}
+
+fn numbers_replaced_share(p: &BodyPair) -> f64 {
+    match kept_and_replaced(&p.a.core_number_places, &p.b.core_number_places) {
+        (0, 0) => MISSING,
+        (kept, replaced) => replaced as f64 / (kept + replaced) as f64,
+    }
 }
 
 fn longest_common_run_share(p: &BodyPair) -> f64 {

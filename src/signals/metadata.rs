@@ -57,25 +57,7 @@ fn spam_max(pair: &Pair) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::pairs::Side;
-
-    fn pair(a: Metadata, b: Metadata) -> Pair {
-        let side = |metadata| Side {
-            url: String::new(),
-            html: "x".into(),
-            rendered: None,
-            metadata,
-        };
-        Pair {
-            file: "f".into(),
-            line: 2,
-            a: side(a),
-            b: side(b),
-            query: None,
-            label: None,
-            fields: vec![],
-        }
-    }
+    use crate::signals::testing::pair;
 
     #[test]
     fn ratios_and_missing() {

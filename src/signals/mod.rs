@@ -135,12 +135,27 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
     let fetched = on(fa, fb);
     let mut out: Vec<f64> = body_signals().map(|s| (s.compute)(&fetched)).collect();
     if let Some((ra, rb)) = bodies.rendered {
+        let read = on(readable(fa, ra), readable(fb, rb));
+        out.extend(body_signals().map(|s| (s.compute)(&read)));
         let rendered = on(ra, rb);
-        out.extend(rendered_body_signals().map(|s| (s.compute)(&rendered)));
+        out.extend(rendered::SIGNALS.iter().map(|s| (s.compute)(&rendered)));
         out.extend(growth::values(bodies));
     }
     out.extend(metadata::SIGNALS.iter().map(|s| (s.compute)(pair)));
     out.into_iter().map(sanitise).collect()
+}
+
+/// The body a side's rendered content tests read: the rendered one, unless a reader sees
+/// no word of it while the fetched body has some. Such a page stayed hidden (an
+/// anti-flicker `html{visibility:hidden}` whose script could not load) or failed to
+/// render; two of them would otherwise look identical (both empty) whatever they say.
+/// The rendered-only tests and the growth tests still see the rendered body.
+fn readable<'a>(fetched: &'a Document, rendered: &'a Document) -> &'a Document {
+    if rendered.visible_words.is_empty() && !fetched.visible_words.is_empty() {
+        fetched
+    } else {
+        rendered
+    }
 }
 
 /// The last guard before the tree: anything not finite becomes [`MISSING`].
@@ -175,8 +190,28 @@ pub(crate) fn flag(b: bool) -> f64 {
 #[cfg(test)]
 pub(crate) mod testing {
     use super::{BodyPair, Query, Signal};
+    use crate::document::pairs::{Metadata, Side};
     use crate::document::url::UrlParts;
-    use crate::document::Document;
+    use crate::document::{Document, Pair};
+
+    /// A pair of two documents with this metadata, at no URL.
+    pub(crate) fn pair(a: Metadata, b: Metadata) -> Pair {
+        let side = |metadata| Side {
+            url: String::new(),
+            html: "x".into(),
+            rendered: None,
+            metadata,
+        };
+        Pair {
+            file: "f".into(),
+            line: 2,
+            a: side(a),
+            b: side(b),
+            query: None,
+            label: None,
+            fields: vec![],
+        }
+    }
 
     /// The value of the signal `name` of `list` for two documents fetched from two URLs.
     pub(crate) fn signal(
@@ -224,6 +259,34 @@ mod tests {
         // Fetched signals first, in the same order, so both layouts read alike.
         assert_eq!(both[..10], fetched[..10]);
         assert!(both.len() > fetched.len());
+    }
+
+    #[test]
+    fn a_side_that_shows_no_words_is_read_on_its_fetched_body() {
+        let words = |ids: &[u32]| Document {
+            visible_words: ids.to_vec(),
+            core_words: ids.to_vec(),
+            ..Document::default()
+        };
+        let (fa, fb) = (words(&[1, 2, 3]), words(&[4, 5, 6]));
+        let (hidden, shown) = (words(&[]), words(&[1, 2, 3]));
+        let pair = testing::pair(Default::default(), Default::default());
+        let names = names(Layout::FetchedAndRendered);
+        let value = |v: &[f64], name: &str| v[names.iter().position(|n| n == name).unwrap()];
+        let lev = "rendered.levenshtein_core";
+        // Both rendered bodies hidden: they do not look identical, they read as fetched.
+        let bodies = PairBodies {
+            fetched: (&fa, &fb),
+            rendered: Some((&hidden, &hidden)),
+        };
+        assert_eq!(value(&vector(&pair, &bodies), lev), 1.0);
+        // A shell that grows into the other side's article keeps its rendered body.
+        let shell = words(&[]);
+        let bodies = PairBodies {
+            fetched: (&fa, &shell),
+            rendered: Some((&fa, &shown)),
+        };
+        assert_eq!(value(&vector(&pair, &bodies), lev), 0.0);
     }
 
     #[test]
