@@ -15,7 +15,7 @@
 //! - [`substring`]: [`longest_common_substring`], the longest passage both bodies share
 //!   verbatim (an attribute of Table 1), in tokens.
 //! - [`sets`]: [`jaccard_distance`] of shingle sets (Broder: local word order, no
-//!   frequencies), [`cosine`] of tf-idf vectors, and [`kept_and_replaced`]: the values
+//!   frequencies), [`containment`] of one set in another, [`cosine`] of tf-idf vectors, and [`kept_and_replaced`]: the values
 //!   two texts write in the places they share (a figure changed in place).
 //! - [`length_distance`], on body lengths: the patent's body length distance.
 //! - [`compression`]: [`mcd`], the modified compression distance, which sees shared
@@ -29,7 +29,7 @@ pub mod substring;
 
 pub use compression::{mcd, Compressor};
 pub use edit::{damerau_levenshtein, lcs_distance, levenshtein};
-pub use sets::{cosine, jaccard_distance, kept_and_replaced};
+pub use sets::{containment, cosine, jaccard_distance, kept_and_replaced};
 pub use substring::longest_common_substring;
 
 /// Number of differing bits of two 64-bit simhashes.

@@ -30,6 +30,14 @@ pub fn cosine(a: &[(u32, f32)], b: &[(u32, f32)]) -> f64 {
     unit(dot(a, b) / (norm_a * norm_b))
 }
 
+/// Containment of one sorted, deduplicated set in another: `|A ∩ B| / |A|`, or `None`
+/// when `A` is empty (nothing to contain). Broder's resemblance asks how alike two
+/// sets are; containment asks whether one is (mostly) part of the other.
+pub fn containment(a: &[u64], b: &[u64]) -> Option<f64> {
+    debug_assert!(is_strictly_sorted(a) && is_strictly_sorted(b));
+    (!a.is_empty()).then(|| count_common(a, b) as f64 / a.len() as f64)
+}
+
 /// What two texts write in the places they share: `(kept, replaced)` over two lists
 /// of `(place, value)` sorted by place then value. In each place both lists have, the
 /// values on both sides (a multiset intersection) are kept, and the rest of the side
@@ -122,6 +130,13 @@ mod tests {
         assert_eq!(jaccard_distance(&[1, 2, 3, 4], &[3, 4, 5]), 0.6);
         // {1, u64::MAX} and {u64::MAX}: 1 - 1 / 2.
         assert_eq!(jaccard_distance(&[1, u64::MAX], &[u64::MAX]), 0.5);
+    }
+
+    #[test]
+    fn containment_is_a_share_of_the_first_set() {
+        assert_eq!(containment(&[1, 2, 3, 4], &[2, 4, 9]), Some(0.5));
+        assert_eq!(containment(&[2, 4], &[1, 2, 3, 4]), Some(1.0));
+        assert_eq!(containment(&[], &[1]), None);
     }
 
     #[test]

@@ -152,7 +152,9 @@ mod tests {
     use super::*;
 
     /// A format 1 file (the fetched-only model shipped before the estimator
-    /// seam): read, it decides as the tree did.
+    /// seam): read, it decides as the tree did. Loading checks the signal names, so
+    /// the file's list follows the code: a signal added to the vector is added to it,
+    /// and its tree's signal indices shifted to match.
     #[test]
     fn format_one_reads_and_round_trips_through_format_two() {
         let text = include_str!("testdata/format-one.json");

@@ -7,8 +7,8 @@
 
 use super::{BodyPair, Signal, MISSING};
 use crate::distance::{
-    cosine, damerau_levenshtein, hamming, jaccard_distance, kept_and_replaced, lcs_distance,
-    levenshtein, longest_common_substring, mcd, Compressor,
+    containment, cosine, damerau_levenshtein, hamming, jaccard_distance, kept_and_replaced,
+    lcs_distance, levenshtein, longest_common_substring, mcd, Compressor,
 };
 
 /// Distance tests in vector order. Content distances run on the core content
@@ -61,6 +61,11 @@ pub const SIGNALS: &[Signal] = &[
         compute: |p| jaccard_distance(&p.a.visible_shingles, &p.b.visible_shingles),
     },
     Signal {
+        name: "core_in_other_text_max",
+        meaning: "the larger, over the two sides, share of a side's core shingles found anywhere in the other side's visible text: one article inside another page, even where the extractor took the wrong block for its core; -1 when both cores are empty",
+        compute: core_in_other_text,
+    },
+    Signal {
         name: "word_set_jaccard_text",
         meaning: "Jaccard distance of the sets of words of the visible texts (order ignored; strong on short records)",
         compute: |p| jaccard_distance(&p.a.visible_vocabulary, &p.b.visible_vocabulary),
@@ -111,6 +116,16 @@ fn char_levenshtein_of_heads(p: &BodyPair) -> f64 {
             .collect()
     };
     levenshtein(&head(&p.a.core_text), &head(&p.b.core_text))
+}
+
+fn core_in_other_text(p: &BodyPair) -> f64 {
+    let a_in_b = containment(&p.a.core_shingles, &p.b.visible_shingles);
+    let b_in_a = containment(&p.b.core_shingles, &p.a.visible_shingles);
+    [a_in_b, b_in_a]
+        .into_iter()
+        .flatten()
+        .reduce(f64::max)
+        .unwrap_or(MISSING)
 }
 
 fn numbers_replaced_share(p: &BodyPair) -> f64 {
