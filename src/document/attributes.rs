@@ -59,8 +59,10 @@ pub struct Document {
     pub visible_simhash: u64,
     /// Numbers in the core content (key facts).
     pub core_numbers: Vec<u64>,
-    /// The core's numbers keyed by where they stand (see [`text::number_places`]).
+    /// The core's numbers and names keyed by where they stand (see
+    /// [`text::number_places`], [`text::name_places`]).
     pub core_number_places: Vec<(u64, u32)>,
+    pub core_name_places: Vec<(u64, u32)>,
     /// Number of `<a href>` links, and the registered domains of absolute ones.
     pub link_count: usize,
     pub link_domains: Vec<u64>,
@@ -158,6 +160,7 @@ impl Document {
             visible_simhash: text::simhash(&visible_words),
             core_numbers: text::number_set(&core_tokens),
             core_number_places: text::number_places(&core_tokens, &core_words),
+            core_name_places: text::name_places(&core_text, &core_words),
             core_compressed_len: deflate_len(core_text.as_bytes()),
             core_self_compressed: std::sync::OnceLock::new(),
             language: language(&core_text),

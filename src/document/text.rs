@@ -66,23 +66,43 @@ pub fn number_set(words: &[String]) -> Vec<u64> {
 /// numbers in them, while a block of text added or removed brings places of its own. Runs
 /// of numbers (a date as `12 03 2020`) share one place.
 pub fn number_places(words: &[String], ids: &[u32]) -> Vec<(u64, u32)> {
-    const EDGE: u32 = u32::MAX;
     let is_number: Vec<bool> = words
         .iter()
         .map(|w| w.chars().any(|c| c.is_ascii_digit()))
         .collect();
+    places(ids, &is_number)
+}
+
+/// Where a text writes its names, as [`number_places`] does for numbers: the words
+/// written with a capital, keyed by the nearest words before and after them written
+/// without one. The same story about other people (another court case, another
+/// match) keeps the sentences and replaces the names in them.
+pub fn name_places(text: &str, ids: &[u32]) -> Vec<(u64, u32)> {
+    let is_name: Vec<bool> = text
+        .unicode_words()
+        .filter(|w| !is_noise(w))
+        .map(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .collect();
+    debug_assert_eq!(is_name.len(), ids.len(), "the words of `text` are `ids`");
+    places(ids, &is_name)
+}
+
+/// The marked words of a word sequence keyed by their place (the nearest unmarked
+/// words before and after), sorted; runs of marked words share one place.
+fn places(ids: &[u32], marked: &[bool]) -> Vec<(u64, u32)> {
+    const EDGE: u32 = u32::MAX;
     let mut next_word = vec![EDGE; ids.len()];
     let mut next = EDGE;
     for i in (0..ids.len()).rev() {
         next_word[i] = next;
-        if !is_number[i] {
+        if !marked[i] {
             next = ids[i];
         }
     }
     let mut previous = EDGE;
     let mut places = Vec::new();
     for (i, &id) in ids.iter().enumerate() {
-        if is_number[i] {
+        if marked[i] {
             places.push((
                 mix64(u64::from(previous) << 32 | u64::from(next_word[i])),
                 id,
@@ -235,6 +255,19 @@ mod tests {
             place_of("costs 12 percent")
         );
         assert!(number_places(&[], &[]).is_empty());
+    }
+
+    #[test]
+    fn names_are_keyed_by_the_words_around_them() {
+        let place_of = |t: &str| name_places(t, &word_ids(t));
+        let (a, b) = (
+            place_of("the court heard Anna Weber on monday"),
+            place_of("the court heard Peter Braun on monday"),
+        );
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[0].0, b[0].0);
+        assert_ne!(a, b);
+        assert!(place_of("no names here").is_empty());
     }
 
     #[test]

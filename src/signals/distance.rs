@@ -95,6 +95,11 @@ pub const SIGNALS: &[Signal] = &[
         meaning: "how many numbers written in the same place of both cores differ",
         compute: |p| kept_and_replaced(&p.a.core_number_places, &p.b.core_number_places).1 as f64,
     },
+    Signal {
+        name: "names_replaced_count_core",
+        meaning: "how many capitalised words (names) written in the same place of both cores differ: the same story about other people",
+        compute: |p| kept_and_replaced(&p.a.core_name_places, &p.b.core_name_places).1 as f64,
+    },
 ];
 
 /// Damerau-Levenshtein is quadratic: it sees this many words of each side.
