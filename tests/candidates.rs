@@ -227,6 +227,43 @@ fn baseline_prints_the_evaluate_report() {
 }
 
 #[test]
+fn a_folder_with_a_fifo_and_a_link_loop_ends_and_names_the_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("a.html"), page("Bridge closed", "News", ARTICLE)).unwrap();
+    fs::create_dir(d.join("sub")).unwrap();
+    fs::write(
+        d.join("sub/b.html"),
+        page("Bridge closed", "Sport", ARTICLE),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(d, d.join("sub/loop")).unwrap();
+    // Two documents through the loop: one candidate pair, not thousands.
+    let (out, _) = run_ok(twinpage().args(["candidates", "--docs"]).arg(d));
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let fifo = std::ffi::CString::new(d.join("c.html").into_os_string().into_encoded_bytes());
+    assert_eq!(unsafe { libc::mkfifo(fifo.unwrap().as_ptr(), 0o600) }, 0);
+    let err = run_fails(
+        twinpage()
+            .args(["candidates", "--docs"])
+            .arg(d)
+            .timeout(std::time::Duration::from_secs(20)),
+        1,
+    );
+    assert!(
+        err.contains("c.html") && err.contains("not a regular file"),
+        "{err}"
+    );
+    let (out, _) = run_ok(
+        twinpage()
+            .args(["candidates", "--skip-bad", "--docs"])
+            .arg(d)
+            .timeout(std::time::Duration::from_secs(20)),
+    );
+    assert_eq!(out.lines().count(), 2, "{out}");
+}
+
+#[test]
 fn errors_name_the_row_and_every_command_has_help() {
     let dir = corpus();
     let d = dir.path();

@@ -5,11 +5,12 @@
 //! a 50 MB page costs the same as a 4 MB one, and gzip is read through a `take` so a
 //! compression bomb cannot fill memory.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use encoding_rs::Encoding;
 use flate2::read::MultiGzDecoder;
 
@@ -21,26 +22,56 @@ pub const MAX_BODY_BYTES: usize = 4 << 20;
 const HTML_SUFFIXES: [&str; 4] = [".html", ".htm", ".html.gz", ".htm.gz"];
 
 /// The pages in a folder and its subfolders (`.html`, `.htm`, gzip'd or not), sorted.
+/// Symbolic links are followed, but each folder and each file is taken once, so a
+/// link back to a parent folder (a loop) or a second path to the same page adds
+/// nothing.
 pub fn html_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    list_html(dir, &mut files)?;
+    let mut seen = HashSet::new();
+    list_html(dir, &mut seen, &mut files)?;
     files.sort();
     Ok(files)
 }
 
-fn list_html(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
-        let path = entry?.path();
-        if path.is_dir() {
-            list_html(&path, out)?;
-        } else if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
-            let lower = name.to_ascii_lowercase();
-            if HTML_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
-                out.push(path);
-            }
+fn list_html(dir: &Path, seen: &mut HashSet<(u64, u64)>, out: &mut Vec<PathBuf>) -> Result<()> {
+    let listing = || format!("cannot list {}", dir.display());
+    if !seen.insert(identity(&std::fs::metadata(dir).with_context(listing)?)) {
+        return Ok(());
+    }
+    // In name order, so that of two paths to one page the first in order is kept.
+    let mut paths = std::fs::read_dir(dir)
+        .with_context(listing)?
+        .map(|entry| Ok(entry?.path()))
+        .collect::<std::io::Result<Vec<PathBuf>>>()
+        .with_context(listing)?;
+    paths.sort();
+    for path in paths {
+        // A dangling link is not a page: skip it as `is_dir` and `is_file` would.
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            list_html(&path, seen, out)?;
+        } else if is_html_name(&path) && seen.insert(identity(&meta)) {
+            out.push(path);
         }
     }
     Ok(())
+}
+
+/// What a file is, whatever path reached it: its device and inode.
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+fn is_html_name(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|name| {
+            let lower = name.to_ascii_lowercase();
+            HTML_SUFFIXES.iter().any(|s| lower.ends_with(s))
+        })
 }
 
 /// A body as read from disk, cut and decoded.
@@ -75,8 +106,7 @@ pub fn read_body(path: &Path) -> Result<DecodedBody> {
 /// Reads at most `limit` bytes of a file, decompressed when it is gzip (recognised
 /// by its magic bytes, whatever the file is called), so a gzip bomb stops there.
 pub fn read_decompressed(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    let file =
-        File::open(path).with_context(|| format!("cannot open document {}", path.display()))?;
+    let file = open_regular(path)?;
     let mut reader = BufReader::new(file);
     let gzipped = reader
         .fill_buf()
@@ -93,6 +123,28 @@ pub fn read_decompressed(path: &Path, limit: u64) -> Result<Vec<u8>> {
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read document {} (corrupt gzip?)", path.display()))?;
     Ok(bytes)
+}
+
+/// Opens a document that is a regular file (after symbolic links). A FIFO would block
+/// the read until some writer came, and a device could be endless; so the file is
+/// opened without blocking and refused unless it is a plain file.
+fn open_regular(path: &Path) -> Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .with_context(|| format!("cannot open document {}", path.display()))?;
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot read document {}", path.display()))?;
+    if !meta.is_file() {
+        bail!(
+            "document {} is not a regular file (a folder, FIFO, socket or device); give the path of a page",
+            path.display()
+        );
+    }
+    Ok(file)
 }
 
 /// Decodes raw bytes: BOM first, then a `<meta charset>` in the first 4 KB, then a
@@ -247,6 +299,46 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn mkfifo(path: &Path) {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    #[test]
+    fn a_fifo_is_refused_at_once_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("page.html");
+        mkfifo(&fifo);
+        let (done, wait) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || done.send(read_body(&path).map(|_| ())).unwrap());
+        let outcome = wait
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("reading a FIFO must not block");
+        let e = format!("{:#}", outcome.unwrap_err());
+        assert!(
+            e.contains("not a regular file") && e.contains("page.html"),
+            "{e}"
+        );
+        let e = format!("{:#}", read_body(dir.path()).unwrap_err());
+        assert!(e.contains("not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn folders_are_listed_once_through_links_and_loops() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        std::fs::write(d.join("a.html"), "a").unwrap();
+        std::fs::write(d.join("sub/b.html"), "b").unwrap();
+        // A loop back to the top, a second path to a page, a dangling link.
+        std::os::unix::fs::symlink(d, d.join("sub/loop")).unwrap();
+        std::os::unix::fs::symlink(d.join("a.html"), d.join("sub/again.html")).unwrap();
+        std::os::unix::fs::symlink(d.join("gone"), d.join("sub/gone.html")).unwrap();
+        let files = html_files(d).unwrap();
+        assert_eq!(files, [d.join("a.html"), d.join("sub/b.html")]);
+    }
 
     fn decode(bytes: &[u8]) -> DecodedBody {
         decode_bytes(bytes, bytes.len(), false)

@@ -114,6 +114,34 @@ pub struct Thresholds {
 }
 
 impl Thresholds {
+    /// The cuts agree with the rule [`Thresholds::choose`] keeps: a duplicate cut
+    /// above p 0.5 (1 decides nothing), a distinct cut below it (0 decides nothing),
+    /// a spread limit in (0, 1]. A model file edited by hand could otherwise decide
+    /// `duplicate` at p 0.15.
+    pub fn validate(&self) -> Result<(), String> {
+        let Thresholds {
+            duplicate,
+            distinct,
+            max_spread,
+        } = *self;
+        if !(duplicate > 0.5 && duplicate <= 1.0) {
+            return Err(format!(
+                "thresholds.duplicate is {duplicate}; it must be above 0.5 and at most 1"
+            ));
+        }
+        if !(0.0..0.5).contains(&distinct) {
+            return Err(format!(
+                "thresholds.distinct is {distinct}; it must be at least 0 and below 0.5"
+            ));
+        }
+        if !(max_spread > 0.0 && max_spread <= 1.0) {
+            return Err(format!(
+                "thresholds.max_spread is {max_spread}; it must be above 0 and at most 1"
+            ));
+        }
+        Ok(())
+    }
+
     /// The routing rule.
     pub fn route(&self, judgement: Judgement) -> Decision {
         let p_duplicate = judgement.p_duplicate;

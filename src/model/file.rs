@@ -83,7 +83,7 @@ impl Model {
         self.estimator.validate(self.signals.len())?;
         self.calibration.validate(self.estimator.as_ref())?;
         DecisionPolicy::new(self.policy.precision_target()).map_err(|e| e.to_string())?;
-        Ok(())
+        self.thresholds.validate()
     }
 }
 
@@ -190,6 +190,12 @@ mod tests {
         let e = format!("{:#}", Model::from_json(&value.to_string()).unwrap_err());
         assert!(e.contains("model format 9"), "{e}");
         value["format"] = 1.into();
+        for (field, wrong) in [("duplicate", 0.15), ("duplicate", 1.5), ("distinct", 0.6)] {
+            let mut edited = value.clone();
+            edited["thresholds"][field] = wrong.into();
+            let e = format!("{:#}", Model::from_json(&edited.to_string()).unwrap_err());
+            assert!(e.contains(&format!("thresholds.{field} is {wrong}")), "{e}");
+        }
         value["tree"]["leaves"].as_array_mut().unwrap().pop();
         let e = format!("{:#}", Model::from_json(&value.to_string()).unwrap_err());
         assert!(e.contains("cells"), "{e}");

@@ -4,8 +4,8 @@
 //! served over HTTP on 127.0.0.1, under a path unique to one render
 //! (`/r<N>/<file name>`), rooted at the document's folder. Unique paths and
 //! `Cache-Control: no-store` keep the browser from reusing an earlier render's files.
-//! The server only answers GET and HEAD for regular files inside the root: a page is
-//! untrusted, and whatever it can read ends up in the synthetic body.
+//! The server only answers GET and HEAD for regular files inside the root, dotfiles
+//! excepted: a page is untrusted, and whatever it can read ends up in the synthetic body.
 //!
 //! HTTP is hyper's, routed by axum, on a small tokio runtime of the server's own:
 //! dropping the server drops the runtime, which closes the port and every connection.
@@ -223,13 +223,14 @@ fn status(code: StatusCode) -> Response {
 }
 
 /// Reads `relative` under `root` if it is a regular file that really lies inside it
-/// (no `..`, no symlink leading out): a page must not read the rest of the disk.
+/// (no `..`, no symlink leading out) and is not hidden (no name on its way starts
+/// with `.`): a page must not read the rest of the disk, nor the `.env`, `.git` or
+/// `.ssh` a crawl folder may hold beside it.
 fn read_sibling(root: &Path, relative: &str) -> Option<Vec<u8>> {
     let relative = Path::new(relative);
-    if !relative
-        .components()
-        .all(|component| matches!(component, Component::Normal(_)))
-    {
+    if !relative.components().all(|component| {
+        matches!(component, Component::Normal(name) if !name.as_encoded_bytes().starts_with(b"."))
+    }) {
         return None;
     }
     let path = root.join(relative).canonicalize().ok()?;
@@ -318,6 +319,8 @@ mod tests {
             ("secret.txt", "secret"),
             ("site/data.json", "{}"),
             ("site/sub/style.css", "p {}"),
+            ("site/.env", "TOKEN=secret"),
+            ("site/sub/.hidden.css", "p {}"),
         ] {
             std::fs::write(top.path().join(name), content).expect("writes a file");
         }
@@ -368,6 +371,10 @@ mod tests {
             "/r0/sub%2F..%2F..%2Fsecret.txt",
             "/r0/link.txt",
             "/r0/up/secret.txt",
+            "/r0/.env",
+            "/r0/%2Eenv",
+            "/r0/sub/.hidden.css",
+            "/r0/./.env",
             "/r0/sub",
             "/r0/big.bin",
             "/r1/data.json",

@@ -92,6 +92,34 @@ fn a_gzipped_page_fetches_its_sibling_from_the_loopback_server() {
 }
 
 #[test]
+fn a_page_cannot_read_the_dotfiles_beside_it() {
+    let page = br#"<!doctype html><html><body><div id="out">read:</div><script>
+        for (const name of ['.env', '.ssh/id_rsa', 'data.json']) {
+          fetch(name).then(r => r.ok ? r.text() : 'refused ' + name).then(text => {
+            document.getElementById('out').textContent += ' ' + text;
+          });
+        }
+        </script></body></html>"#;
+    let dir = site(&[
+        ("page.html", page),
+        (".env", b"API_TOKEN=dotenv-secret"),
+        ("data.json", b"sibling-content"),
+    ]);
+    std::fs::create_dir(dir.path().join(".ssh")).expect("creates .ssh");
+    std::fs::write(dir.path().join(".ssh/id_rsa"), "ssh-private-key").expect("writes a key");
+    let rendered = renderer(10, 1)
+        .render(&dir.path().join("page.html"))
+        .expect("renders");
+    let seen = &rendered.visible_text;
+    assert!(seen.contains("sibling-content"), "{seen}");
+    assert!(
+        seen.contains("refused .env") && seen.contains("refused .ssh/id_rsa"),
+        "{seen}"
+    );
+    assert!(!rendered.synthetic_body.contains("secret") && !seen.contains("private"));
+}
+
+#[test]
 fn a_page_that_never_finishes_loading_is_cut_off_and_the_next_render_works() {
     let dir = site(&[
         ("endless.html", ENDLESS_PAGE),
