@@ -116,8 +116,8 @@ fn most_uncertain_first_conflicts_and_majority() {
 fn review_all(base: &str, reviewer: &str) -> Vec<i64> {
     let mut got = Vec::new();
     loop {
-        let next: Value = ureq::get(format!("{base}api/next?reviewer={reviewer}"))
-            .call()
+        let next: Value = ureq::post(format!("{base}api/next"))
+            .send_json(json!({ "reviewer": reviewer }))
             .unwrap()
             .body_mut()
             .read_json()
@@ -219,6 +219,103 @@ fn the_api_refuses_forms_other_origins_and_other_hosts() {
         .is_empty());
     // The same request from the page itself is taken: the refusals above are not an accident.
     assert_eq!(status(json().header("Sec-Fetch-Site", "same-origin")), 200);
+    server.stop().unwrap();
+}
+
+/// Status and head of a request sent as raw bytes (headers ureq would not send twice).
+fn raw_exchange(server: &ReviewServer, request: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let address = server.url();
+    let authority = address.trim_start_matches("http://").trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(authority).unwrap();
+    stream
+        .write_all(request.replace("{HOST}", authority).as_bytes())
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let code = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, answer.to_ascii_lowercase())
+}
+
+#[test]
+fn leases_are_posts_from_the_page_only_and_refusals_carry_the_headers() {
+    let (_dir, db) = temp_db("lease");
+    queue_of(&db, &[pair(0, 0.5, "<p>a</p>"), pair(1, 0.5, "<p>b</p>")]);
+    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let base = server.url();
+    let lease = r#"{"reviewer":"mallory"}"#;
+    let status = |request: ureq::RequestBuilder<ureq::typestate::WithBody>| {
+        let answer = request
+            .config()
+            .http_status_as_error(false)
+            .build()
+            .send(lease)
+            .unwrap();
+        (answer.status().as_u16(), answer.headers().clone())
+    };
+    let get = |url: String, site: &str| {
+        let answer = ureq::get(url)
+            .header("Sec-Fetch-Site", site)
+            .config()
+            .http_status_as_error(false)
+            .build()
+            .call()
+            .unwrap();
+        answer.status().as_u16()
+    };
+    // What another site's page can make a browser send, 25 times over.
+    for _ in 0..25 {
+        assert_eq!(
+            get(format!("{base}api/next?reviewer=mallory"), "cross-site"),
+            403
+        );
+        assert_eq!(
+            get(format!("{base}api/pair/1?reviewer=mallory"), "cross-site"),
+            403
+        );
+        let post = ureq::post(format!("{base}api/next")).header("Content-Type", "application/json");
+        let (code, headers) = status(post.header("Sec-Fetch-Site", "cross-site"));
+        assert_eq!(code, 403);
+        for name in [
+            "x-content-type-options",
+            "referrer-policy",
+            "content-security-policy",
+        ] {
+            assert!(headers.contains_key(name), "a refusal lacks {name}");
+        }
+    }
+    // A lease is a POST: a plain GET of it, even from the page, leases nothing.
+    assert_eq!(
+        get(format!("{base}api/next?reviewer=mallory"), "same-origin"),
+        405
+    );
+    let (code, _) = raw_exchange(
+        &server,
+        "POST /api/next HTTP/1.1\r\nHost: {HOST}\r\nHost: evil.example\r\n\
+         Content-Type: application/json\r\nContent-Length: 22\r\nConnection: close\r\n\r\n\
+         {\"reviewer\":\"mallory\"}",
+    );
+    assert_eq!(code, 403, "a second Host is refused");
+    // The reviewer still gets both pairs.
+    let next = |who: &str| -> Value {
+        ureq::post(format!("{base}api/next"))
+            .send_json(json!({ "reviewer": who }))
+            .unwrap()
+            .body_mut()
+            .read_json()
+            .unwrap()
+    };
+    let first = next("alice")["pair"]["id"]
+        .as_i64()
+        .expect("a pair for alice");
+    let second = next("alice2")["pair"]["id"]
+        .as_i64()
+        .expect("another for alice2");
+    assert_ne!(first, second);
     server.stop().unwrap();
 }
 

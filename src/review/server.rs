@@ -149,8 +149,8 @@ fn router(app: Arc<App>) -> Router {
             "/app.css",
             get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
         )
-        .route("/api/next", get(next))
-        .route("/api/pair/{id}", get(open_pair))
+        .route("/api/next", post(next))
+        .route("/api/pair/{id}", post(open_pair))
         .route("/api/progress", get(progress))
         .route("/api/verdict", post(verdict))
         .route("/api/undo", post(undo))
@@ -159,28 +159,13 @@ fn router(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-/// Refuses requests that do not come from this server's own page (see the module doc).
+/// Refuses requests that do not come from this server's own page (see the module
+/// doc), and gives every answer, refusals included, the same security headers.
 async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
-    let headers = request.headers();
-    let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
-    if !text(header::HOST).is_some_and(|h| app.hosts.iter().any(|ok| ok == h)) {
-        return refuse("unknown Host: open the address twinpage printed");
-    }
-    if request.method() != Method::GET && request.method() != Method::HEAD {
-        if text(header::ORIGIN).is_some_and(|o| !app.origins.iter().any(|ok| ok == o)) {
-            return refuse("cross-origin request");
-        }
-        if headers
-            .get("sec-fetch-site")
-            .is_some_and(|s| s.as_bytes() != b"same-origin")
-        {
-            return refuse("cross-site request");
-        }
-        if !text(header::CONTENT_TYPE).is_some_and(|t| t.starts_with("application/json")) {
-            return refuse("the API takes application/json");
-        }
-    }
-    let mut response = next.run(request).await;
+    let mut response = match refusal(&app, &request) {
+        Some(why) => refuse(why),
+        None => next.run(request).await,
+    };
     let h = response.headers_mut();
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
@@ -194,6 +179,36 @@ async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
     h.entry(header::CONTENT_SECURITY_POLICY)
         .or_insert(HeaderValue::from_static(PAGE_POLICY));
     response
+}
+
+/// Why a request is refused, if it is. Exactly one `Host`, one of the server's own
+/// (a second one could smuggle a foreign host past a check of the first). The API,
+/// whose calls lease pairs and take labels, answers only this server's own page,
+/// reads included; a write must also be JSON, which no form can send.
+fn refusal(app: &App, request: &Request) -> Option<&'static str> {
+    let headers = request.headers();
+    let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let host = hosts.next().and_then(|h| h.to_str().ok());
+    if hosts.next().is_some() || !host.is_some_and(|h| app.hosts.iter().any(|ok| ok == h)) {
+        return Some("unknown Host: open the address twinpage printed");
+    }
+    let writes = request.method() != Method::GET && request.method() != Method::HEAD;
+    if writes || request.uri().path().starts_with("/api/") {
+        if text(header::ORIGIN).is_some_and(|o| !app.origins.iter().any(|ok| ok == o)) {
+            return Some("cross-origin request");
+        }
+        if headers
+            .get("sec-fetch-site")
+            .is_some_and(|s| s.as_bytes() != b"same-origin")
+        {
+            return Some("cross-site request");
+        }
+    }
+    if writes && !text(header::CONTENT_TYPE).is_some_and(|t| t.starts_with("application/json")) {
+        return Some("the API takes application/json");
+    }
+    None
 }
 
 fn refuse(why: &'static str) -> Response {
@@ -278,7 +293,8 @@ fn pair_response(
     }))
 }
 
-async fn next(State(app): State<Arc<App>>, Query(who): Query<Who>) -> Result<Response, Failure> {
+/// Leases the next pair to the reviewer: a POST, since it changes the queue.
+async fn next(State(app): State<Arc<App>>, Json(who): Json<Who>) -> Result<Response, Failure> {
     let who = reviewer(&who.reviewer)?;
     let body = with_store(&app, move |store| {
         let id = store.next(&who)?.map(|p| p.id);
@@ -288,10 +304,11 @@ async fn next(State(app): State<Arc<App>>, Query(who): Query<Who>) -> Result<Res
     Ok(Json(body).into_response())
 }
 
+/// Leases one pair to the reviewer (going back to an earlier one): a POST too.
 async fn open_pair(
     State(app): State<Arc<App>>,
     UrlPath(id): UrlPath<i64>,
-    Query(who): Query<Who>,
+    Json(who): Json<Who>,
 ) -> Result<Response, Failure> {
     let who = reviewer(&who.reviewer)?;
     let body = with_store(&app, move |store| {

@@ -33,14 +33,12 @@ async function api(path, body) {
   return data;
 }
 
-const who = () => "reviewer=" + encodeURIComponent(reviewer);
-
 async function loadNext() {
-  show(await api("/api/next?" + who()));
+  show(await api("/api/next", { reviewer }));
 }
 
 async function openPair(id) {
-  show(await api("/api/pair/" + id + "?" + who()));
+  show(await api("/api/pair/" + id, { reviewer }));
 }
 
 function showProgress(p, hint) {
