@@ -442,6 +442,94 @@ fn processes_mentioning(marker: &str) -> Vec<String> {
     found
 }
 
+/// Polls `check` every 50 ms until it holds or `limit` passes; whether it held.
+fn within(limit: std::time::Duration, check: impl Fn() -> bool) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < limit {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    check()
+}
+
+#[test]
+fn kill_9_of_a_rendering_run_leaves_no_chromium_and_no_profile() {
+    let (dir, pairs) = fixture(
+        "4,https://news.example.com/spin,https://news.example.com/bakery,spin.html,b.html,spin\n",
+    );
+    let d = dir.path();
+    // A page whose script never stops burning CPU.
+    fs::write(
+        d.join("spin.html"),
+        "<!doctype html><p>spinning</p><script>for (;;) {}</script>",
+    )
+    .unwrap();
+    let tmp = d.join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let marker = format!("{}/twinpage-chromium-", tmp.display());
+    let run = |pairs: &Path| {
+        let mut run = std::process::Command::new(assert_cmd::cargo::cargo_bin!("twinpage"));
+        run.env("TMPDIR", &tmp)
+            .env("XDG_CACHE_HOME", d.join("cache"))
+            .args([
+                "render",
+                "--tabs",
+                "2",
+                "--render-deadline",
+                "60",
+                "--pairs",
+            ])
+            .arg(pairs)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        run
+    };
+    let mut twinpage = run(&pairs).spawn().unwrap();
+    assert!(
+        within(std::time::Duration::from_secs(30), || {
+            processes_mentioning(&marker).len() > 2
+        }),
+        "Chromium started"
+    );
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    twinpage.kill().unwrap(); // SIGKILL: no handler runs
+    twinpage.wait().unwrap();
+    assert!(
+        within(std::time::Duration::from_secs(10), || {
+            processes_mentioning(&marker).is_empty()
+        }),
+        "Chromium outlived a killed twinpage: {:?}",
+        processes_mentioning(&marker)
+    );
+    let left = || {
+        fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("twinpage-chromium-")
+            })
+            .count()
+    };
+    assert_eq!(
+        left(),
+        1,
+        "the killed run's profile folder stays until the next start"
+    );
+    // The next run sweeps it, and cleans up its own.
+    let one = d.join("one.csv");
+    fs::write(
+        &one,
+        "url_a,url_b,html_a,html_b\nhttps://x.example/a,https://x.example/b,a.html,b.html\n",
+    )
+    .unwrap();
+    assert!(run(&one).status().unwrap().success());
+    assert_eq!(left(), 0, "the stale profile folder was swept");
+}
+
 #[test]
 fn render_ahead_then_score_without_a_browser() {
     let (dir, pairs) = fixture("");

@@ -135,10 +135,7 @@ impl Renderer {
             );
         }
         process::install_interrupt_handler();
-        let profiles = tempfile::Builder::new()
-            .prefix("twinpage-chromium-")
-            .tempdir()
-            .context("cannot create a folder for browser profiles")?;
+        let profiles = process::new_profile_root()?;
         process::register_profile_root(profiles.path());
         let slots = (0..options.tabs.max(1))
             .map(Slot::new)

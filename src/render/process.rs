@@ -74,7 +74,8 @@ impl Process {
         let log = File::create(profile.join("chromium.log"))?;
         // Held from spawn to registration, so that an interrupt cannot fall between.
         let mut live = live();
-        let child = Command::new(&options.chromium)
+        let mut command = Command::new(&options.chromium);
+        command
             .args(FLAGS)
             .arg(format!(
                 "--proxy-bypass-list=<-loopback>;127.0.0.1:{server_port}"
@@ -91,8 +92,8 @@ impl Process {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)
-            .process_group(0)
-            .spawn()
+            .process_group(0);
+        let child = spawn_bound_to_us(command)
             .with_context(|| format!("cannot run {}", options.chromium.display()))?;
         let group = i32::try_from(child.id())?;
         live.groups.push(group);
@@ -190,6 +191,108 @@ pub(crate) fn install_interrupt_handler() {
             std::process::exit(130);
         });
     });
+}
+
+// ---------------------------------------------------------------------------------
+// Death of twinpage.
+
+/// Starts `command` so that the kernel kills it (SIGKILL) when twinpage dies, even by
+/// `kill -9`, which no handler sees: the child asks for a parent-death signal before
+/// it becomes Chromium (the request survives `exec`). That signal follows the thread
+/// that forked, not the process, so every browser is forked by one thread that lives
+/// as long as twinpage; a worker thread that relaunched a hung browser and then ended
+/// would take the new browser with it. Chromium's own children (zygotes, renderers)
+/// exit when their browser does.
+fn spawn_bound_to_us(command: Command) -> std::io::Result<Child> {
+    type Request = (Command, std::sync::mpsc::Sender<std::io::Result<Child>>);
+    static LAUNCHER: OnceLock<Mutex<std::sync::mpsc::Sender<Request>>> = OnceLock::new();
+    let launcher = LAUNCHER.get_or_init(|| {
+        let (requests, incoming) = std::sync::mpsc::channel::<Request>();
+        std::thread::Builder::new()
+            .name("chromium-launcher".into())
+            .spawn(move || {
+                for (mut command, answer) in incoming {
+                    let _ = answer.send(spawn_with_parent_death_signal(&mut command));
+                }
+            })
+            .expect("a thread to launch browsers from");
+        Mutex::new(requests)
+    });
+    let (answer, reply) = std::sync::mpsc::channel();
+    lock(launcher)
+        .send((command, answer))
+        .map_err(|_| std::io::Error::other("the browser launcher thread is gone"))?;
+    reply
+        .recv()
+        .map_err(|_| std::io::Error::other("the browser launcher thread is gone"))?
+}
+
+fn spawn_with_parent_death_signal(command: &mut Command) -> std::io::Result<Child> {
+    // SAFETY: getpid(2) has no memory effects.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: the closure runs between fork and exec and calls only prctl(2),
+    // getppid(2) and _exit(2), which are async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // twinpage died between fork and prctl: the signal will never come.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        })
+    };
+    command.spawn()
+}
+
+/// Profile roots are named `<PROFILE_ROOT_PREFIX><random>` in the temporary folder,
+/// with the owning twinpage's pid in [`OWNER_FILE`].
+pub(crate) const PROFILE_ROOT_PREFIX: &str = "twinpage-chromium-";
+const OWNER_FILE: &str = "owner.pid";
+
+/// Creates the folder for a renderer's browser profiles, and first removes those
+/// that twinpage runs killed by `kill -9` left behind: their owner is gone and no
+/// process uses them any more.
+pub(crate) fn new_profile_root() -> Result<tempfile::TempDir> {
+    sweep_stale_profile_roots(&std::env::temp_dir());
+    let root = tempfile::Builder::new()
+        .prefix(PROFILE_ROOT_PREFIX)
+        .tempdir()
+        .context("cannot create a folder for browser profiles")?;
+    std::fs::write(root.path().join(OWNER_FILE), std::process::id().to_string())
+        .context("cannot write in the folder for browser profiles")?;
+    Ok(root)
+}
+
+fn sweep_stale_profile_roots(temp: &Path) {
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for root in entries.flatten().map(|entry| entry.path()) {
+        let ours = root
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(PROFILE_ROOT_PREFIX));
+        if ours && is_stale(&root) {
+            let _ = std::fs::remove_dir_all(&root);
+        }
+    }
+}
+
+/// A profile root whose owner process has exited and that no process names.
+fn is_stale(root: &Path) -> bool {
+    let Some(owner) = std::fs::read_to_string(root.join(OWNER_FILE))
+        .ok()
+        .and_then(|text| text.trim().parse::<i32>().ok())
+    else {
+        return false;
+    };
+    // SAFETY: kill(2) with signal 0 only checks that the process exists.
+    let owner_gone = unsafe { libc::kill(owner, 0) } != 0
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+    owner_gone && processes_mentioning(&profile_root_marker(root)).is_empty()
 }
 
 /// Records a folder whose browsers the interrupt handler must kill and remove.
