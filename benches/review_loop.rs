@@ -94,9 +94,7 @@ fn main() {
             .collect();
         let db = work.path().join(format!("queue-{seed}.db"));
         let mut store = ReviewStore::open(&db).unwrap();
-        store
-            .enqueue(&intake::review_pairs(&pool, &parent, &outcomes, None).unwrap())
-            .unwrap();
+        intake::enqueue_review_pairs(&mut store, &pool, &parent, &outcomes, None).unwrap();
         let queued = store.pending().unwrap();
         // The simulated reviewer answers the queue from the top, as far as the budget goes.
         for &id in queued.iter().take(budget) {

@@ -711,6 +711,46 @@ fn pair_file_head(source: &str, rows: usize, out: &Path) {
 }
 
 #[test]
+fn a_damaged_or_empty_review_database_is_named_and_nothing_is_written() {
+    let (dir, pairs) = fixture("");
+    let d = dir.path();
+    let out = d.join("scored.csv");
+    fs::write(
+        d.join("damaged.db"),
+        b"SQLite format 3\0 but then nothing a database holds, repeated ".repeat(200),
+    )
+    .unwrap();
+    fs::write(d.join("empty.db"), b"").unwrap();
+    let damaged = d.join("damaged.db").display().to_string();
+    let err = stderr_of_failure(&mut score(
+        &pairs,
+        &out,
+        &[
+            "--no-render",
+            "--model",
+            "models/fetched-only.json",
+            "--review-db",
+            &damaged,
+        ],
+    ));
+    assert!(err.contains("damaged.db"), "{err}");
+    assert!(
+        !out.exists(),
+        "--out was written before the database failed"
+    );
+    for db in ["damaged.db", "empty.db"] {
+        let err = stderr_of_failure(
+            twinpage()
+                .args(["review", "export", "--out"])
+                .arg(d.join("queue.csv"))
+                .arg("--db")
+                .arg(d.join(db)),
+        );
+        assert!(err.contains(db), "{err}");
+    }
+}
+
+#[test]
 fn queue_export_import_and_retrain() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let path = |name: &str| dir.path().join(name).display().to_string();
@@ -826,6 +866,30 @@ fn queue_export_import_and_retrain() {
     ]));
     assert!(
         err.contains(&format!("bad.csv:{}", rows.len() + 2)) && err.contains("maybe"),
+        "{err}"
+    );
+    // One reviewer saying two things of one pair: refused, both lines named.
+    let first = &rows[0][col("pair_id")];
+    let (label, _) = &truth[&(
+        rows[0][col("url_a")].to_string(),
+        rows[0][col("url_b")].to_string(),
+    )];
+    let flipped = if label == "1" { "0" } else { "1" };
+    fs::write(
+        path("conflict.csv"),
+        format!("{labels}{first},{flipped},oracle\n"),
+    )
+    .unwrap();
+    let err = stderr_of_failure(twinpage().args([
+        "review",
+        "import",
+        "--db",
+        &path("queue.db"),
+        "--labels",
+        &path("conflict.csv"),
+    ]));
+    assert!(
+        err.contains(&format!("conflict.csv:{}", rows.len() + 2)) && err.contains("at line 2"),
         "{err}"
     );
     fs::write(path("labels.csv"), &labels).unwrap();

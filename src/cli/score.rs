@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use twinpage::pipeline::{self, scored};
 use twinpage::render::RenderCache;
@@ -38,19 +38,26 @@ pub fn run(args: Args) -> Result<()> {
         &args.render,
     )?;
     let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
+    // The database is opened (and checked) before anything is written, so that a
+    // damaged one fails the run before `--out` exists.
+    let store = args
+        .review_db
+        .as_deref()
+        .map(ReviewStore::open)
+        .transpose()?;
     let outcomes = pipeline::score(&batch, &model);
     super::write_output(&args.out, |w| scored::write(w, &batch.files[0], &outcomes))?;
     super::write_skipped(&args.out, &skipped)?;
-    if let Some(db) = &args.review_db {
+    if let (Some(mut store), Some(db)) = (store, &args.review_db) {
         let cache = match args.render.settings()? {
             Some(settings) => Some(RenderCache::open(&settings.cache)?),
             None => None,
         };
-        let queued = intake::review_pairs(&batch, &model, &outcomes, cache.as_ref())?;
-        let added = ReviewStore::open(db)?.enqueue(&queued)?;
+        let (routed, added) =
+            intake::enqueue_review_pairs(&mut store, &batch, &model, &outcomes, cache.as_ref())
+                .with_context(|| format!("review database {}", db.display()))?;
         eprintln!(
-            "twinpage: {} pair(s) routed to review, {added} of them new in {}",
-            queued.len(),
+            "twinpage: {routed} pair(s) routed to review, {added} of them new in {}",
             db.display()
         );
     }

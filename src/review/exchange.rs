@@ -4,7 +4,7 @@
 //! (the documents written beside it, so it does not depend on where the original
 //! files went); `import` takes `pair_id,label[,reviewer]` rows back, all or none.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -135,6 +135,9 @@ pub fn import(store: &mut ReviewStore, labels: &Path, default_reviewer: &str) ->
     );
     let reviewer_col = reader.column("reviewer");
     let mut rows = Vec::new();
+    // The line of each (pair, reviewer) seen, and its verdict: one reviewer cannot say
+    // two things of one pair in one file (the later row would silently win).
+    let mut said: HashMap<(i64, String), (u64, Verdict)> = HashMap::new();
     for row in reader {
         let row = row?;
         let at = || format!("{}:{}", labels.display(), row.line);
@@ -156,6 +159,18 @@ pub fn import(store: &mut ReviewStore, labels: &Path, default_reviewer: &str) ->
         if !store.has_pair(pair_id)? {
             bail!("{}: no pair {pair_id} in the review database", at());
         }
+        let key = (pair_id, reviewer.to_string());
+        if let Some(&(line, earlier)) = said.get(&key) {
+            if earlier != verdict {
+                bail!(
+                    "{}: pair {pair_id} is labelled {} by {reviewer} here and {} at line {line}; keep one of the two rows",
+                    at(),
+                    verdict.as_str(),
+                    earlier.as_str()
+                );
+            }
+        }
+        said.insert(key, (row.line, verdict));
         rows.push((pair_id, reviewer.to_string(), verdict));
     }
     let source = format!(

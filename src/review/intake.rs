@@ -7,41 +7,48 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::store::{QueuedPair, StoredDocument};
+use super::store::{QueuedPair, ReviewStore, StoredDocument};
 use crate::document::decode::{read_decompressed, MAX_BODY_BYTES};
 use crate::document::{Document, Pair};
 use crate::model::{Decision, Model};
 use crate::pipeline::{Batch, Outcome};
 use crate::render::{RenderCache, StoredRender};
 
-/// The review-routed pairs of a scored batch, ready for [`super::ReviewStore::enqueue`].
+/// How many queued pairs are built and written at a time: each holds both pages'
+/// bodies and screenshots, so a whole queue at once grew past a gigabyte.
+const ENQUEUE_BATCH: usize = 64;
+
+/// Queues the review-routed pairs of a scored batch in `store`, a few at a time;
+/// returns how many were routed to review and how many of them were new there.
 /// `cache` is the render cache of the run, where renders and screenshots of
 /// documents rendered (not stored) are found.
-pub fn review_pairs(
+pub fn enqueue_review_pairs(
+    store: &mut ReviewStore,
     batch: &Batch,
     model: &Model,
     outcomes: &[Option<Outcome>],
     cache: Option<&RenderCache>,
-) -> Result<Vec<QueuedPair>> {
-    let mut queued = Vec::new();
-    for (pair, outcome) in batch.pairs().zip(outcomes) {
-        let Some(outcome) = outcome else { continue };
-        let Some(vector) = &outcome.vector else {
-            continue;
-        };
-        if outcome.decision != Decision::Review {
-            continue;
-        }
-        queued.push(queued_pair(
-            batch,
-            pair,
-            model,
-            vector,
-            outcome.p_duplicate,
-            cache,
-        )?);
+) -> Result<(usize, usize)> {
+    let routed: Vec<(&Pair, &Outcome, &[f64])> = batch
+        .pairs()
+        .zip(outcomes)
+        .filter_map(|(pair, outcome)| {
+            let outcome = outcome.as_ref()?;
+            let vector = outcome.vector.as_deref()?;
+            (outcome.decision == Decision::Review).then_some((pair, outcome, vector))
+        })
+        .collect();
+    let mut added = 0;
+    for chunk in routed.chunks(ENQUEUE_BATCH) {
+        let queued = chunk
+            .iter()
+            .map(|&(pair, outcome, vector)| {
+                queued_pair(batch, pair, model, vector, outcome.p_duplicate, cache)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        added += store.enqueue(&queued)?;
     }
-    Ok(queued)
+    Ok((routed.len(), added))
 }
 
 fn queued_pair(

@@ -45,11 +45,18 @@ impl ReviewStore {
     }
 
     /// Opens an existing review database; a missing file is an error, not a new queue.
+    /// An empty file is not one either: SQLite would take it for a new, empty queue.
     pub fn open_existing(path: &Path) -> Result<ReviewStore> {
         if !path.is_file() {
             bail!(
                 "{}: no review database there; `twinpage score --review-db {}` makes one",
                 path.display(),
+                path.display()
+            );
+        }
+        if path.metadata().is_ok_and(|m| m.len() == 0) {
+            bail!(
+                "{}: the file is empty, not a review database (remove it, or give the database `twinpage score --review-db` wrote)",
                 path.display()
             );
         }
@@ -75,13 +82,21 @@ impl ReviewStore {
         Ok(store)
     }
 
+    /// Opens the file and reads it once (setting the journal mode does), so that a
+    /// file that is not a database, or a damaged one, fails here, named, before any
+    /// other work.
     fn connect_unchecked(path: &Path) -> Result<ReviewStore> {
+        let unusable = || format!("review database {} cannot be used", path.display());
         let conn = Connection::open(path)
             .with_context(|| format!("cannot open review database {}", path.display()))?;
-        conn.busy_timeout(Duration::from_secs(30))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(Duration::from_secs(30))
+            .with_context(unusable)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .with_context(unusable)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .with_context(unusable)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .with_context(unusable)?;
         Ok(ReviewStore { conn })
     }
 }
