@@ -319,6 +319,43 @@ fn leases_are_posts_from_the_page_only_and_refusals_carry_the_headers() {
     server.stop().unwrap();
 }
 
+#[test]
+fn silent_connections_are_dropped_and_the_page_still_answers() {
+    use std::io::Read;
+    let (_dir, db) = temp_db("silent");
+    queue_of(&db, &[pair(0, 0.5, "<p>a</p>")]);
+    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let address = server.url();
+    let authority = address
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let started = std::time::Instant::now();
+    let silent: Vec<std::net::TcpStream> = (0..300)
+        .map(|_| std::net::TcpStream::connect(&authority).unwrap())
+        .collect();
+    // The page is served while they hang.
+    let index = ureq::get(&address).call().unwrap().status().as_u16();
+    assert_eq!(index, 200);
+    for mut stream in silent {
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .unwrap();
+        let mut byte = [0u8; 1];
+        // The server closes the connection: end of stream, not a timeout.
+        assert!(
+            matches!(stream.read(&mut byte), Ok(0)),
+            "a silent connection was kept"
+        );
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "silent connections held {:?}",
+        started.elapsed()
+    );
+    server.stop().unwrap();
+}
+
 fn browser() -> Browser {
     let chromium = std::env::var_os("TWINPAGE_CHROMIUM")
         .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);

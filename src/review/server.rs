@@ -13,6 +13,7 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use axum::body::Body;
@@ -91,12 +92,18 @@ impl ReviewServer {
                 .build()?;
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener)?;
-                axum::serve(listener, router(app))
-                    .with_graceful_shutdown(async {
-                        let _ = stopped.await;
-                    })
-                    .await?;
-                Ok(())
+                let routes = router(app);
+                tokio::pin!(stopped);
+                loop {
+                    tokio::select! {
+                        _ = &mut stopped => return Ok(()),
+                        accepted = listener.accept() => match accepted {
+                            Ok((stream, _)) => drop(tokio::spawn(serve_connection(stream, routes.clone()))),
+                            // Out of file descriptors, say: wait for connections to close.
+                            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+                        },
+                    }
+                }
             })
         });
         Ok(ReviewServer {
@@ -133,6 +140,24 @@ impl Drop for ReviewServer {
     fn drop(&mut self) {
         let _ = self.shut();
     }
+}
+
+/// How long a connection may take to send a request's head, and stay silent between
+/// requests: a page's requests take milliseconds, and connections opened and left
+/// silent (300 of them held the server 35 s) must not pile up.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Serves one connection (keep-alive, for the page's many requests) until the client
+/// closes it or stays silent past [`HEAD_TIMEOUT`].
+async fn serve_connection(stream: tokio::net::TcpStream, routes: Router) {
+    let _ = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEAD_TIMEOUT)
+        .serve_connection(
+            hyper_util::rt::TokioIo::new(stream),
+            hyper_util::service::TowerToHyperService::new(routes),
+        )
+        .await;
 }
 
 fn router(app: Arc<App>) -> Router {
