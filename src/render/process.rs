@@ -289,10 +289,8 @@ fn is_stale(root: &Path) -> bool {
     else {
         return false;
     };
-    // SAFETY: kill(2) with signal 0 only checks that the process exists.
-    let owner_gone = unsafe { libc::kill(owner, 0) } != 0
-        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-    owner_gone && processes_mentioning(&profile_root_marker(root)).is_empty()
+    crate::util::process_is_gone(owner)
+        && processes_mentioning(&profile_root_marker(root)).is_empty()
 }
 
 /// Records a folder whose browsers the interrupt handler must kill and remove.

@@ -30,9 +30,10 @@ pub fn write_atomically(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    sweep_stale_temporaries(dir);
     let temp = tempfile::Builder::new()
-        .prefix(".twinpage-")
-        .suffix(".tmp")
+        .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
+        .suffix(TEMP_SUFFIX)
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a file in {}", dir.display()))?;
     let mut out = BufWriter::new(temp);
@@ -51,9 +52,52 @@ pub fn write_atomically(
     Ok(())
 }
 
+/// Temporary outputs are `.twinpage-<pid of the writer>-<random>.tmp`.
+const TEMP_PREFIX: &str = ".twinpage-";
+const TEMP_SUFFIX: &str = ".tmp";
+
+/// Removes the temporary outputs that runs killed mid-write (`kill -9`, a power cut)
+/// left in `dir`: those whose writer is gone. Others may be being written right now.
+fn sweep_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let writer = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(TEMP_PREFIX)?.strip_suffix(TEMP_SUFFIX))
+            .and_then(|rest| rest.split_once('-')?.0.parse::<i32>().ok());
+        if writer.is_some_and(crate::util::process_is_gone) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temporaries_of_killed_writers_are_swept_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        // A child that has exited and been reaped: its pid names no process now.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let gone = child.id();
+        child.wait().unwrap();
+        let stale = dir.path().join(format!(".twinpage-{gone}-abc.tmp"));
+        let live = dir
+            .path()
+            .join(format!(".twinpage-{}-def.tmp", std::process::id()));
+        let other = dir.path().join(".twinpage-notapid.tmp");
+        for file in [&stale, &live, &other] {
+            std::fs::write(file, "half an output").unwrap();
+        }
+        write_atomically(&dir.path().join("out.csv"), |w| Ok(w.write_all(b"a")?)).unwrap();
+        assert!(!stale.exists(), "a killed writer's temporary stays");
+        assert!(live.exists() && other.exists());
+        assert_eq!(std::fs::read(dir.path().join("out.csv")).unwrap(), b"a");
+    }
 
     #[test]
     fn devices_are_written_not_replaced() {
