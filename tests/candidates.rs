@@ -147,6 +147,16 @@ fn index_finds_earlier_documents_online_and_in_batches() {
         "url,html\nhttp://mirror.example/a,a-mirror.html\n",
     )
     .unwrap();
+    // A failed first add leaves no index folder behind.
+    run_fails(
+        twinpage()
+            .args(["index", "add", "--index"])
+            .arg(&index)
+            .arg("--docs")
+            .arg(d.join("no-such-docs.csv")),
+        1,
+    );
+    assert!(!index.exists(), "a failed add left {}", index.display());
     run_ok(
         twinpage()
             .args(["index", "add", "--index"])

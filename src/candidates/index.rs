@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Each `index add` writes one segment; the `.fp` file is written last, so a
-//! segment without one is an interrupted add and is ignored. Segments are found
+//! segment without one is an interrupted add: opening the index says so. Segments are found
 //! by listing the folder, so slices added at the same time from several machines
 //! never overwrite each other. A segment's name is its slice and a hash of its
 //! contents: adding the same documents twice is noticed. The permuted tables are
@@ -153,6 +153,13 @@ impl Index {
         }
         let manifest: Manifest = serde_json::from_value(value)
             .with_context(|| format!("{}: unexpected manifest", path.display()))?;
+        if manifest.fingerprint != FINGERPRINT {
+            bail!(
+                "{}: the index holds `{}` fingerprints, this twinpage makes `{FINGERPRINT}`; use another --index",
+                path.display(),
+                manifest.fingerprint
+            );
+        }
         let mut index = Index {
             dir: dir.to_path_buf(),
             manifest,
@@ -299,10 +306,22 @@ fn segment_names(dir: &Path) -> Result<Vec<String>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(names),
         Err(e) => return Err(e).with_context(|| format!("cannot list {}", folder.display())),
     };
+    let mut listed = Vec::new();
     for entry in entries {
-        let name = entry?.file_name().to_string_lossy().into_owned();
+        listed.push(entry?.file_name().to_string_lossy().into_owned());
+    }
+    for name in &listed {
         if let Some(stem) = name.strip_suffix(".fp") {
             names.push(stem.to_string());
+        } else if let Some(stem) = name.strip_suffix(".docs.csv") {
+            // The fingerprints are written last: without them, an add was cut short.
+            if !listed.contains(&format!("{stem}.fp")) {
+                bail!(
+                    "{}: segment {stem} has its documents but no fingerprints ({stem}.fp), an `index add` cut short; \
+                     delete {stem}.docs.csv and add those documents again",
+                    folder.display()
+                );
+            }
         }
     }
     names.sort();
@@ -360,6 +379,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("index add"), "{e}");
+        std::fs::write(
+            dir.path().join("manifest.json"),
+            r#"{"format":"twinpage-index","version":1,"fingerprint":"minhash128","text":"core"}"#,
+        )
+        .unwrap();
+        let e = Index::open(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("minhash128") && e.contains(FINGERPRINT), "{e}");
+    }
+
+    #[test]
+    fn a_segment_without_fingerprints_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = Index::open_or_create(dir.path(), TextChoice::Core).unwrap();
+        index.add(&[doc("a")], &[1], Shard::all()).unwrap();
+        let segment = &index.segments[0];
+        std::fs::remove_file(index.segment_path(segment, ".fp")).unwrap();
+        let e = Index::open(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("{segment}.fp")) && e.contains("delete"),
+            "{e}"
+        );
     }
 
     #[test]

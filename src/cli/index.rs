@@ -77,7 +77,18 @@ pub fn run(args: Args) -> Result<()> {
     }
 }
 
+/// `index add`; a run that fails leaves no index folder it created behind (a later
+/// `add` would take the empty folder for an index of another `--text`).
 fn add(args: AddArgs) -> Result<()> {
+    let created = !args.common.index.exists();
+    let outcome = add_to_index(&args);
+    if outcome.is_err() && created {
+        let _ = std::fs::remove_dir_all(&args.common.index);
+    }
+    outcome
+}
+
+fn add_to_index(args: &AddArgs) -> Result<()> {
     let c = &args.common;
     let mut index = match args.text {
         Some(text) => Index::open_or_create(&c.index, text)?,
