@@ -264,13 +264,20 @@ fn a_folder_with_a_fifo_and_a_link_loop_ends_and_names_the_fifo() {
         err.contains("c.html") && err.contains("not a regular file"),
         "{err}"
     );
-    let (out, _) = run_ok(
+    // Written to a file, so that the skipped list goes beside it (not into the cwd).
+    let listed = tempfile::tempdir().unwrap();
+    let out = listed.path().join("pairs.csv");
+    run_ok(
         twinpage()
             .args(["candidates", "--skip-bad", "--docs"])
             .arg(d)
+            .arg("--out")
+            .arg(&out)
             .timeout(std::time::Duration::from_secs(20)),
     );
-    assert_eq!(out.lines().count(), 2, "{out}");
+    assert_eq!(fs::read_to_string(&out).unwrap().lines().count(), 2);
+    let skipped = fs::read_to_string(listed.path().join("pairs.csv.skipped.csv")).unwrap();
+    assert!(skipped.contains("c.html"), "{skipped}");
 }
 
 #[test]
