@@ -29,7 +29,7 @@ use clap::{Parser, Subcommand};
 use twinpage::document::Skipped;
 use twinpage::model::Model;
 use twinpage::pipeline::{Batch, DocumentSet};
-use twinpage::render::{default_cache_dir, RenderOptions, RenderSettings};
+use twinpage::render::{default_cache_dir, RenderOptions, RenderSettings, ServePolicy};
 use twinpage::signals::Layout;
 use twinpage::util::write_atomically;
 
@@ -175,6 +175,9 @@ struct RenderArgs {
     /// Pages rendering at once, one browser each [default: 4 per core].
     #[arg(long, value_name = "N")]
     tabs: Option<usize>,
+    /// What a rendered page may load from its folder besides itself.
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = ServePolicy::Siblings)]
+    render_serve: ServePolicy,
 }
 
 impl RenderArgs {
@@ -191,6 +194,7 @@ impl RenderArgs {
         }
         let mut options = RenderOptions {
             deadline: Duration::from_secs_f64(self.render_deadline),
+            serve: self.render_serve,
             ..RenderOptions::default()
         };
         if let Some(tabs) = self.tabs {

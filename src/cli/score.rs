@@ -50,7 +50,7 @@ pub fn run(args: Args) -> Result<()> {
     super::write_skipped(&args.out, &skipped)?;
     if let (Some(mut store), Some(db)) = (store, &args.review_db) {
         let cache = match args.render.settings()? {
-            Some(settings) => Some(RenderCache::open(&settings.cache)?),
+            Some(settings) => Some(RenderCache::open(&settings.cache, settings.options.serve)?),
             None => None,
         };
         let (routed, added) =

@@ -6,32 +6,37 @@
 //! browser simply misses. Files are written whole or not at all (temporary file +
 //! rename), the PNG first: a JSON file is only ever there with its screenshot.
 
-use super::{process, Rendered, RENDERER_VERSION};
+use super::{process, Rendered, ServePolicy, RENDERER_VERSION};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
+/// The render cache of one run: renders made under one [`ServePolicy`].
 pub struct RenderCache {
     dir: PathBuf,
+    serve: ServePolicy,
 }
 
 impl RenderCache {
-    /// Opens (creating it if needed) the cache in `dir`; callers default to
-    /// `.twinpage-cache/render`.
-    pub fn open(dir: &Path) -> Result<RenderCache> {
+    /// Opens (creating it if needed) the cache in `dir` for renders whose pages were
+    /// served as `serve` says; callers default to [`super::default_cache_dir`].
+    pub fn open(dir: &Path, serve: ServePolicy) -> Result<RenderCache> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the render cache {}", dir.display()))?;
         Ok(RenderCache {
             dir: dir.to_path_buf(),
+            serve,
         })
     }
 
     /// The key of a document: blake3 of its content hash (blake3 of its
     /// decompressed bytes, as [`crate::document::Document::body_hash`] holds it),
-    /// [`RENDERER_VERSION`] and the version of the Chromium named by
-    /// `TWINPAGE_CHROMIUM` or `/usr/bin/chromium`.
-    pub fn key(content_hash: &[u8; 32]) -> String {
+    /// [`RENDERER_VERSION`], what the page was served besides itself (a page may
+    /// render otherwise without its siblings) and the version of the Chromium named
+    /// by `TWINPAGE_CHROMIUM` or `/usr/bin/chromium`.
+    pub fn key(&self, content_hash: &[u8; 32]) -> String {
         let mut hasher = blake3::Hasher::new();
-        for part in [RENDERER_VERSION, process::installed_version()] {
+        let serve = self.serve.name();
+        for part in [RENDERER_VERSION, &serve, process::installed_version()] {
             // Length-prefixed, so that no two (version, version) pairs hash alike.
             hasher.update(&(part.len() as u64).to_le_bytes());
             hasher.update(part.as_bytes());

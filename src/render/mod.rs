@@ -16,7 +16,8 @@
 //!
 //! Pages are untrusted and rendering never touches the network: each document is
 //! served from a loopback server rooted at its folder (so it can fetch its
-//! siblings), and every request to any other address is blocked in the browser.
+//! siblings, but no dotfile; see [`ServePolicy`]), and every request to any other
+//! address is blocked in the browser.
 //!
 //! - [`Renderer`] owns a pool of browsers (`pool.rs`) and renders documents on it;
 //! - [`RenderCache`] (`cache.rs`) keeps renders on disk, keyed by content and version;
@@ -44,6 +45,7 @@ pub use supply::{
 
 use crate::document::decode::MAX_BODY_BYTES;
 use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
 use pool::{Pool, Slot};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -53,7 +55,7 @@ use std::time::Duration;
 
 /// Names what a render produces; part of the cache key, so bump it whenever the
 /// renderer's output changes (flags, settle rule, measurements, serialisation).
-pub const RENDERER_VERSION: &str = "twinpage-render-2";
+pub const RENDERER_VERSION: &str = "twinpage-render-3";
 
 /// How to run the browsers.
 #[derive(Clone, Debug)]
@@ -68,6 +70,29 @@ pub struct RenderOptions {
     pub tabs: usize,
     /// Window (viewport) size in CSS pixels.
     pub window: (u32, u32),
+    /// What a page may load from its folder besides itself.
+    pub serve: ServePolicy,
+}
+
+/// What the loopback server gives a page besides the document itself. A page is
+/// untrusted, and whatever it can read ends up in the stored render.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ServePolicy {
+    /// Files in the document's folder and below, except those under a name starting
+    /// with `.` (`.env`, `.ssh/`, `.git/`).
+    #[default]
+    Siblings,
+    /// Nothing but the document itself.
+    #[value(name = "none")]
+    DocumentOnly,
+}
+
+impl ServePolicy {
+    /// The policy's name on the command line.
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .map_or_else(String::new, |value| value.get_name().to_string())
+    }
 }
 
 impl Default for RenderOptions {
@@ -80,6 +105,7 @@ impl Default for RenderOptions {
             deadline: Duration::from_secs(10),
             tabs: 4 * cores.max(1),
             window: (1280, 1024),
+            serve: ServePolicy::default(),
         }
     }
 }

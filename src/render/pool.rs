@@ -64,7 +64,7 @@ impl Slot {
             .filter(|folder| !folder.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         self.ready(options, profiles)?;
-        let publication = self.server.publish(folder, &name, body)?;
+        let publication = self.server.publish(folder, &name, body, options.serve)?;
         let chromium = self
             .chromium
             .as_mut()

@@ -4,13 +4,15 @@
 //! served over HTTP on 127.0.0.1, under a path unique to one render
 //! (`/r<N>/<file name>`), rooted at the document's folder. Unique paths and
 //! `Cache-Control: no-store` keep the browser from reusing an earlier render's files.
-//! The server only answers GET and HEAD for regular files inside the root, dotfiles
-//! excepted: a page is untrusted, and whatever it can read ends up in the synthetic body.
+//! The server only answers GET and HEAD, for the document and, as its
+//! [`ServePolicy`] allows, regular files inside the root whose path has no name
+//! starting with `.`: a page is untrusted, and whatever it can read ends up in the
+//! synthetic body.
 //!
 //! HTTP is hyper's, routed by axum, on a small tokio runtime of the server's own:
 //! dropping the server drops the runtime, which closes the port and every connection.
 
-use super::lock;
+use super::{lock, ServePolicy};
 use anyhow::{Context, Result};
 use axum::body::Bytes;
 use axum::extract::rejection::PathRejection;
@@ -45,9 +47,10 @@ const MAX_FILE: u64 = 64 * 1024 * 1024;
 /// read must not hold up the other connections.
 const FILE_READERS: usize = 2;
 
-/// One document on offer: its folder, its name in the URL and its (decompressed) bytes.
+/// One document on offer: its name in the URL, its (decompressed) bytes and the
+/// folder whose files it may load (None: nothing but itself).
 struct Published {
-    root: PathBuf,
+    siblings: Option<PathBuf>,
     name: String,
     body: Bytes,
 }
@@ -118,20 +121,26 @@ impl Server {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    /// Offers `body` as `name` in the folder `root` until the publication is dropped.
+    /// Offers `body` as `name` in the folder `root`, with the files there that `serve`
+    /// allows, until the publication is dropped.
     pub(crate) fn publish(
         &self,
         root: &Path,
         name: &str,
         body: Vec<u8>,
+        serve: ServePolicy,
     ) -> Result<Publication<'_>> {
-        let root = root
-            .canonicalize()
-            .with_context(|| format!("cannot resolve folder {}", root.display()))?;
+        let siblings = match serve {
+            ServePolicy::Siblings => Some(
+                root.canonicalize()
+                    .with_context(|| format!("cannot resolve folder {}", root.display()))?,
+            ),
+            ServePolicy::DocumentOnly => None,
+        };
         let token = format!("r{}", self.next_token.fetch_add(1, Ordering::Relaxed));
         let url = format!("{}/{}/{}", self.origin(), token, percent_encode(name));
         let published = Published {
-            root,
+            siblings,
             name: name.to_string(),
             body: Bytes::from(body),
         };
@@ -203,7 +212,10 @@ async fn lookup(
         if relative == published.name {
             return ok("text/html", published.body.clone());
         }
-        published.root.clone()
+        let Some(root) = published.siblings.clone() else {
+            return status(StatusCode::NOT_FOUND);
+        };
+        root
     };
     let content_type = content_type(&relative);
     match tokio::task::spawn_blocking(move || read_sibling(&root, &relative)).await {
@@ -223,22 +235,29 @@ fn status(code: StatusCode) -> Response {
 }
 
 /// Reads `relative` under `root` if it is a regular file that really lies inside it
-/// (no `..`, no symlink leading out) and is not hidden (no name on its way starts
-/// with `.`): a page must not read the rest of the disk, nor the `.env`, `.git` or
-/// `.ssh` a crawl folder may hold beside it.
+/// (no `..`, no symlink leading out) and is no dotfile, nor in a dot-folder, even
+/// through a symlink: a page must not read the rest of the disk, nor the secrets
+/// (`.env`, `.ssh/`, `.git/`) kept beside it.
 fn read_sibling(root: &Path, relative: &str) -> Option<Vec<u8>> {
     let relative = Path::new(relative);
-    if !relative.components().all(|component| {
-        matches!(component, Component::Normal(name) if !name.as_encoded_bytes().starts_with(b"."))
-    }) {
+    if !servable(relative) {
         return None;
     }
     let path = root.join(relative).canonicalize().ok()?;
     let metadata = path.metadata().ok()?;
-    if !path.starts_with(root) || !metadata.is_file() || metadata.len() > MAX_FILE {
+    let inside = path.strip_prefix(root).is_ok_and(servable);
+    if !inside || !metadata.is_file() || metadata.len() > MAX_FILE {
         return None;
     }
     std::fs::read(path).ok()
+}
+
+/// Whether a path relative to a document's folder stays in it and names no dotfile.
+fn servable(relative: &Path) -> bool {
+    relative.components().all(|component| match component {
+        Component::Normal(name) => !name.as_encoded_bytes().starts_with(b"."),
+        _ => false,
+    })
 }
 
 fn content_type(path: &str) -> &'static str {
@@ -314,18 +333,22 @@ mod tests {
     fn site() -> tempfile::TempDir {
         let top = tempfile::tempdir().expect("temporary folder");
         let site = top.path().join("site");
-        std::fs::create_dir_all(site.join("sub")).expect("creates folders");
         for (name, content) in [
             ("secret.txt", "secret"),
             ("site/data.json", "{}"),
             ("site/sub/style.css", "p {}"),
             ("site/.env", "TOKEN=secret"),
             ("site/sub/.hidden.css", "p {}"),
+            ("site/.ssh/id_rsa", "PRIVATE KEY"),
+            ("site/sub/.git/config", "[core]"),
         ] {
-            std::fs::write(top.path().join(name), content).expect("writes a file");
+            let path = top.path().join(name);
+            std::fs::create_dir_all(path.parent().expect("in a folder")).expect("creates folders");
+            std::fs::write(path, content).expect("writes a file");
         }
         std::os::unix::fs::symlink("../secret.txt", site.join("link.txt")).expect("symlink");
         std::os::unix::fs::symlink("..", site.join("up")).expect("symlink");
+        std::os::unix::fs::symlink(".env", site.join("env.txt")).expect("symlink");
         let big = std::fs::File::create(site.join("big.bin")).expect("creates a file");
         big.set_len(MAX_FILE + 1).expect("grows a sparse file");
         top
@@ -340,6 +363,7 @@ mod tests {
                 &top.path().join("site"),
                 "a page 100%.html",
                 b"<p>hi</p>".to_vec(),
+                ServePolicy::Siblings,
             )
             .expect("publishes");
         let path = publication.url().trim_start_matches(&server.origin());
@@ -377,6 +401,9 @@ mod tests {
             "/r0/./.env",
             "/r0/sub",
             "/r0/big.bin",
+            "/r0/.ssh/id_rsa",
+            "/r0/sub/.git/config",
+            "/r0/env.txt",
             "/r1/data.json",
             "/r0",
             "/",
@@ -403,6 +430,28 @@ mod tests {
         assert!(page.head.contains("\r\ncache-control: no-store"));
         drop(publication);
         assert_eq!(ask(&server, "GET /r0/data.json").code, 404);
+    }
+
+    #[test]
+    fn serving_the_document_only_serves_no_sibling() {
+        let top = site();
+        let server = Server::start().expect("starts");
+        let _publication = server
+            .publish(
+                &top.path().join("site"),
+                "page.html",
+                b"<p>hi</p>".to_vec(),
+                ServePolicy::DocumentOnly,
+            )
+            .expect("publishes");
+        assert_eq!(ask(&server, "GET /r0/page.html").code, 200);
+        for sibling in ["/r0/data.json", "/r0/sub/style.css"] {
+            assert_eq!(
+                ask(&server, &format!("GET {sibling}")).code,
+                404,
+                "{sibling}"
+            );
+        }
     }
 
     #[test]

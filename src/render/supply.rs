@@ -100,7 +100,7 @@ pub fn supply(
     requests: &[Request],
     settings: &RenderSettings,
 ) -> Result<(Vec<RenderedBody>, SupplyReport)> {
-    let cache = RenderCache::open(&settings.cache)?;
+    let cache = RenderCache::open(&settings.cache, settings.options.serve)?;
     let found: Vec<Found> = requests
         .par_iter()
         .map(|request| look_up(request, &cache))
@@ -214,7 +214,7 @@ fn look_up(request: &Request, cache: &RenderCache) -> Found {
         Ok(hash) => hash,
         Err(e) => return Found::Unreadable(format!("{e:#}")),
     };
-    let key = RenderCache::key(&content_hash);
+    let key = cache.key(&content_hash);
     match cache.get(&key) {
         Some(stored) => Found::Cached(stored),
         None => Found::Missing(key),

@@ -120,6 +120,28 @@ fn a_page_cannot_read_the_dotfiles_beside_it() {
 }
 
 #[test]
+fn serving_none_gives_a_page_nothing_but_itself() {
+    let page = br#"<!doctype html><html><body><div id="out">read:</div><script>
+        fetch('data.json').then(r => r.ok ? r.text() : 'refused ' + r.status).then(text => {
+          document.getElementById('out').textContent += ' ' + text;
+        });
+        </script></body></html>"#;
+    let dir = site(&[("page.html", page), ("data.json", b"sibling-content")]);
+    let renderer = Renderer::start(RenderOptions {
+        tabs: 1,
+        serve: ServePolicy::DocumentOnly,
+        ..RenderOptions::default()
+    })
+    .expect("Chromium starts");
+    let rendered = renderer
+        .render(&dir.path().join("page.html"))
+        .expect("renders");
+    let seen = &rendered.visible_text;
+    assert!(seen.contains("refused 404"), "{seen}");
+    assert!(!rendered.synthetic_body.contains("sibling-content"));
+}
+
+#[test]
 fn a_page_that_never_finishes_loading_is_cut_off_and_the_next_render_works() {
     let dir = site(&[
         ("endless.html", ENDLESS_PAGE),
@@ -349,8 +371,9 @@ fn a_big_image_covers_the_page_and_text_does_not() {
 #[test]
 fn the_cache_round_trips_and_keys_follow_the_content() {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let cache = RenderCache::open(&dir.path().join("render")).expect("opens");
-    let key_of = |bytes: &[u8]| RenderCache::key(blake3::hash(bytes).as_bytes());
+    let cache =
+        RenderCache::open(&dir.path().join("render"), ServePolicy::Siblings).expect("opens");
+    let key_of = |bytes: &[u8]| cache.key(blake3::hash(bytes).as_bytes());
     let key = key_of(b"<p>one</p>");
     assert_eq!(key, key_of(b"<p>one</p>"));
     assert_ne!(key, key_of(b"<p>two</p>"));

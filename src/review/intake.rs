@@ -113,7 +113,7 @@ fn stored_document(
 ) -> Result<StoredDocument> {
     let bytes = read_decompressed(html, MAX_BODY_BYTES as u64)
         .with_context(|| format!("cannot read {} for the review queue", html.display()))?;
-    let cache_key = cache.map(|_| RenderCache::key(&fetched.body_hash));
+    let cache_key = cache.map(|cache| cache.key(&fetched.body_hash));
     let cached = || -> Option<Vec<u8>> {
         let render = cache?.get(cache_key.as_deref()?)?;
         serde_json::to_vec(&StoredRender::Rendered(render)).ok()
