@@ -11,6 +11,7 @@ use dom_smoothie::{Config, Readability, TextMode};
 
 use super::decode::DecodedBody;
 use super::idf::IdfTable;
+use super::record::{self, Record};
 use super::text;
 use crate::util::hash::fnv1a;
 
@@ -79,6 +80,8 @@ pub struct Document {
     pub spam: SpamIndicators,
     /// What only a browser can tell, for a rendered body.
     pub rendered: Option<RenderedAttributes>,
+    /// The fields of a record page (a product, a paper); None for other pages.
+    pub record: Option<Record>,
 }
 
 /// Attributes of a rendered body that the DOM alone does not give: they need
@@ -132,8 +135,11 @@ impl Document {
         let title = text::normalise_space(&dom.select("title").text());
         let (link_count, link_domains) = links(&dom);
         let image_count = dom.select("img").length();
+        // JSON-LD sits in scripts, which go with the hidden elements.
+        let json_ld = record::json_ld_fields(&dom);
         let hidden_chars = remove_hidden(&dom);
         let visible_text = seen.map_or_else(|| visible_text(&dom), str::to_string);
+        let record = Record::read(json_ld, &dom, &title, &visible_text);
         let core_text = core_text(dom, &visible_text);
         let visible_chars = visible_text.chars().count();
 
@@ -169,6 +175,7 @@ impl Document {
             image_count,
             spam,
             rendered: None,
+            record,
             title,
             visible_words,
             core_words,

@@ -8,6 +8,7 @@ pub mod attributes;
 pub mod decode;
 pub mod idf;
 pub mod pairs;
+pub mod record;
 pub mod rows;
 pub mod text;
 pub mod url;

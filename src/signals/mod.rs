@@ -3,8 +3,8 @@
 //!
 //! A signal is a name, a one-line meaning and a function of a [`BodyPair`]. The
 //! lists in [`distance`], [`simple`], [`query`], [`growth`] (fetched against
-//! rendered, per side) and [`metadata`] fix the order of the
-//! vector; [`names`] is that order, and a model file records it so that a model is
+//! rendered, per side), [`metadata`] and [`record`] (fields of record pages) fix the
+//! order of the vector; [`names`] is that order, and a model file records it so that a model is
 //! never applied to a vector laid out differently.
 //!
 //! Missing values (no title, unparseable URL, no metadata) are [`MISSING`] = -1:
@@ -15,6 +15,7 @@ pub mod distance;
 pub mod growth;
 pub mod metadata;
 pub mod query;
+pub mod record;
 pub mod rendered;
 pub mod simple;
 
@@ -102,7 +103,12 @@ pub fn described(layout: Layout) -> Vec<(String, &'static str)> {
     let meta = metadata::SIGNALS
         .iter()
         .map(|s| (format!("{}{}", metadata::PREFIX, s.name), s.meaning));
-    fetched.chain(rendered).chain(growth).chain(meta).collect()
+    fetched
+        .chain(rendered)
+        .chain(growth)
+        .chain(meta)
+        .chain(record::described())
+        .collect()
 }
 
 /// Names of the signal vector of a layout, in order.
@@ -142,6 +148,8 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
         out.extend(growth::values(bodies));
     }
     out.extend(metadata::SIGNALS.iter().map(|s| (s.compute)(pair)));
+    let (ra, rb) = bodies.rendered.unzip();
+    out.extend(record::values(record::of(fa, ra), record::of(fb, rb)));
     out.into_iter().map(sanitise).collect()
 }
 
@@ -254,7 +262,9 @@ mod tests {
         let fetched = names(Layout::Fetched);
         assert!(fetched
             .iter()
-            .all(|n| n.starts_with(FETCHED) || n.starts_with(metadata::PREFIX)));
+            .all(|n| [FETCHED, metadata::PREFIX, record::PREFIX]
+                .iter()
+                .any(|prefix| n.starts_with(prefix))));
         let both = names(Layout::FetchedAndRendered);
         // Fetched signals first, in the same order, so both layouts read alike.
         assert_eq!(both[..10], fetched[..10]);

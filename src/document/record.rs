@@ -1,0 +1,554 @@
+//! Record understanding: the fields of a page that describes one thing (a product, a
+//! paper, a song, a restaurant) rather than telling a story.
+//!
+//! Two shop pages are the same product when they name the same model, not when their
+//! words overlap, so record pairs need their fields side by side. Fields are read, in
+//! this order of trust, from JSON-LD, from schema.org `itemprop` attributes, from
+//! label–value rows (`<table>` `th`/`td` or two `td`s, `<dl>` `dt`/`dd`) and from
+//! `Label: value` lines of the visible text. A label names a [`Field`] when it is one of
+//! the usual words for it ([`field_of`]); other labels are kept out. A short page (a
+//! name and a line of description) is a record without fields; a longer page with no
+//! recognised field, or with the text of an article, is not ([`Record::read`] gives
+//! None) and its record signals are missing.
+
+use dom_query::Document as Dom;
+use serde_json::Value;
+
+use super::text;
+
+/// A page with more words than this is an article with a table, not a record.
+const MAX_RECORD_WORDS: usize = 500;
+/// A page this short is read as a record even without labelled fields: a name and a
+/// line of description (Abt-Buy's shops) still name a product.
+const SHORT_PAGE_WORDS: usize = 300;
+/// Values longer than this (characters) are cut: a field is a name, not a story.
+const MAX_VALUE_CHARS: usize = 2_000;
+
+/// What a record says about the thing it describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Name,
+    Brand,
+    /// Model or part number (MPN, SKU, GTIN).
+    Model,
+    Price,
+    Category,
+    Description,
+    Authors,
+    Venue,
+    Year,
+}
+
+/// The fields of a record page (each the first value found for it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Record {
+    pub name: Option<String>,
+    pub brand: Option<String>,
+    pub model: Option<String>,
+    pub price: Option<f64>,
+    pub category: Option<String>,
+    pub description: Option<String>,
+    pub authors: Option<String>,
+    pub venue: Option<String>,
+    pub year: Option<u32>,
+    /// The identifiers of the name and model fields (see [`codes`]), sorted.
+    pub codes: Vec<String>,
+    /// The record's visible text, and the same lower-cased with everything but letters
+    /// and digits removed: where the other side's codes are looked for, whatever the
+    /// spacing.
+    pub text: String,
+    pub compact_text: String,
+    /// The quantities (number and unit) of the text.
+    pub quantities: Vec<Quantity>,
+}
+
+/// The field a label names, if any; `label` is compared lower-cased, without a
+/// trailing colon.
+pub fn field_of(label: &str) -> Option<Field> {
+    let label = label.trim().trim_end_matches(':').trim().to_lowercase();
+    Some(match label.as_str() {
+        "name" | "title" | "product" | "product name" | "song" | "beer" => Field::Name,
+        "brand" | "manufacturer" | "maker" | "make" | "brewery" | "artist" => Field::Brand,
+        "model" | "model number" | "model no" | "model no." | "modelno" | "mpn" | "sku"
+        | "part number" | "part no" | "part no." | "item model number" | "productid"
+        | "product id" | "gtin" | "gtin13" | "gtin12" | "gtin8" | "ean" | "upc" | "isbn" => {
+            Field::Model
+        }
+        "price" | "list price" | "our price" => Field::Price,
+        "category" | "type" | "genre" | "style" | "cuisine" => Field::Category,
+        "description" | "details" | "listing" | "about" | "summary" => Field::Description,
+        "authors" | "author" | "by" | "creator" => Field::Authors,
+        "venue" | "journal" | "conference" | "published in" | "album" | "publisher" => Field::Venue,
+        "year" | "released" | "release date" | "date published" | "datepublished" | "date" => {
+            Field::Year
+        }
+        _ => return None,
+    })
+}
+
+impl Record {
+    /// Reads the record of a parsed page from the fields of its JSON-LD (read by
+    /// [`json_ld_fields`] before scripts are removed), its markup and `visible_text`.
+    /// None when the page is not a record.
+    pub fn read(
+        json_ld: Vec<(Field, String)>,
+        dom: &Dom,
+        title: &str,
+        visible_text: &str,
+    ) -> Option<Record> {
+        let mut fields = json_ld;
+        itemprops(dom, &mut fields);
+        label_value_rows(dom, &mut fields);
+        label_value_lines(visible_text, &mut fields);
+        let words = text::words(visible_text).take(MAX_RECORD_WORDS + 1).count();
+        // A page nobody sees a word of (a script that never ran) is no record either.
+        let fielded = !fields.is_empty() && words <= MAX_RECORD_WORDS;
+        if words == 0 || !fielded && words > SHORT_PAGE_WORDS {
+            return None;
+        }
+        let mut record = Record::default();
+        for (field, value) in fields {
+            record.set(field, &value);
+        }
+        if record.name.is_none() {
+            let heading = text::normalise_space(&dom.select("h1").first().text());
+            let name = if heading.is_empty() { title } else { &heading };
+            record.name = (!name.is_empty()).then(|| name.to_string());
+        }
+        let named = [record.name.as_deref(), record.model.as_deref()];
+        record.codes = codes(
+            &named
+                .iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+        record.text = text::normalise_space(visible_text);
+        record.compact_text = compact(&record.text);
+        record.quantities = quantities(&record.text);
+        Some(record)
+    }
+
+    /// Keeps the first value of each field.
+    fn set(&mut self, field: Field, value: &str) {
+        let value: String = text::normalise_space(value)
+            .chars()
+            .take(MAX_VALUE_CHARS)
+            .collect();
+        if value.is_empty() {
+            return;
+        }
+        let keep = |slot: &mut Option<String>| {
+            slot.get_or_insert(value.clone());
+        };
+        match field {
+            Field::Name => keep(&mut self.name),
+            Field::Brand => keep(&mut self.brand),
+            Field::Model => keep(&mut self.model),
+            Field::Category => keep(&mut self.category),
+            Field::Description => keep(&mut self.description),
+            Field::Authors => keep(&mut self.authors),
+            Field::Venue => keep(&mut self.venue),
+            Field::Price => {
+                if self.price.is_none() {
+                    self.price = price(&value);
+                }
+            }
+            Field::Year => {
+                if self.year.is_none() {
+                    self.year = year(&value);
+                }
+            }
+        }
+    }
+}
+
+/// Fields of the JSON-LD blocks (schema.org `Product`, `ScholarlyArticle`, …).
+pub fn json_ld_fields(dom: &Dom) -> Vec<(Field, String)> {
+    let mut fields = Vec::new();
+    for script in dom.select("script[type='application/ld+json']").iter() {
+        if let Ok(value) = serde_json::from_str::<Value>(&script.text()) {
+            json_ld_value(&value, &mut fields, 0);
+        }
+    }
+    fields
+}
+
+fn json_ld_value(value: &Value, fields: &mut Vec<(Field, String)>, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .for_each(|item| json_ld_value(item, fields, depth + 1)),
+        Value::Object(object) => {
+            for (key, inner) in object {
+                let field = match key.as_str() {
+                    "offers" | "@graph" | "mainEntity" => {
+                        json_ld_value(inner, fields, depth + 1);
+                        continue;
+                    }
+                    "isPartOf" => Some(Field::Venue),
+                    other => field_of(other),
+                };
+                if let Some(field) = field {
+                    if let Some(text) = json_text(inner) {
+                        fields.push((field, text));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The text of a JSON-LD value: a string or number, an object's `name`, or a list's
+/// items joined (authors).
+fn json_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Object(object) => object.get("name").and_then(json_text),
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().filter_map(json_text).collect();
+            (!parts.is_empty()).then(|| parts.join(", "))
+        }
+        _ => None,
+    }
+}
+
+/// Fields of schema.org microdata: `itemprop` names the field, `content` (or the
+/// element's text) holds the value.
+fn itemprops(dom: &Dom, fields: &mut Vec<(Field, String)>) {
+    for element in dom.select("[itemprop]").iter() {
+        let Some(field) = element.attr("itemprop").and_then(|name| field_of(&name)) else {
+            continue;
+        };
+        let value = element
+            .attr("content")
+            .map_or_else(|| element.text().to_string(), |c| c.to_string());
+        fields.push((field, value));
+    }
+}
+
+/// Fields of label–value rows: `<tr>` with a `th` and a `td` (or two `td`s), `<dt>`
+/// followed by its `<dd>`.
+fn label_value_rows(dom: &Dom, fields: &mut Vec<(Field, String)>) {
+    for row in dom.select("tr").iter() {
+        let cells = row.select("th, td");
+        if cells.length() != 2 {
+            continue;
+        }
+        let mut cells = cells.iter();
+        if let (Some(label), Some(value)) = (cells.next(), cells.next()) {
+            if let Some(field) = field_of(&label.text()) {
+                fields.push((field, value.text().to_string()));
+            }
+        }
+    }
+    for term in dom.select("dt").iter() {
+        let Some(field) = field_of(&term.text()) else {
+            continue;
+        };
+        let value = term.next_sibling();
+        if value.is("dd") {
+            fields.push((field, value.text().to_string()));
+        }
+    }
+}
+
+/// Fields of `Label: value` lines of the visible text.
+fn label_value_lines(visible_text: &str, fields: &mut Vec<(Field, String)>) {
+    for line in visible_text.lines() {
+        if let Some((label, value)) = line.split_once(':') {
+            if label.len() <= 24 {
+                if let Some(field) = field_of(label) {
+                    fields.push((field, value.to_string()));
+                }
+            }
+        }
+    }
+}
+
+/// The first number of a price (`$1,299.00`, `1299,00 €`, `EUR 45`).
+pub fn price(value: &str) -> Option<f64> {
+    let start = value.find(|c: char| c.is_ascii_digit())?;
+    let digits: String = value[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, ',' | '.'))
+        .collect();
+    // A comma followed by exactly two digits at the end is a decimal comma.
+    let normalised = match digits.rsplit_once(',') {
+        Some((whole, cents)) if cents.len() == 2 && !whole.contains('.') => {
+            format!("{}.{cents}", whole.replace(',', ""))
+        }
+        _ => digits.replace(',', ""),
+    };
+    normalised
+        .trim_end_matches('.')
+        .parse::<f64>()
+        .ok()
+        .filter(|p| p.is_finite())
+}
+
+/// The first four-digit year (1800–2099) of a value.
+pub fn year(value: &str) -> Option<u32> {
+    value
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|part| part.len() == 4)
+        .filter_map(|part| part.parse::<u32>().ok())
+        .find(|y| (1800..2100).contains(y))
+}
+
+/// Lower-case letters and digits of a text, nothing else.
+pub fn compact(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The identifiers of a text: tokens (split at spaces, commas, brackets and quotes)
+/// that mix letters and digits, or are five or more digits without a decimal point,
+/// normalised by dropping case and `-`, `/`, `.`, `_`; a token with `/` also gives its
+/// parts (`DSCW55/B` is `dscw55b` and `dscw55`). Quantities with a unit (`16GB`,
+/// `7.2MP`) are not identifiers: see [`quantities`]. Sorted, without repeats.
+pub fn codes(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for token in text.split(|c: char| c.is_whitespace() || ",;()[]{}\"'|".contains(c)) {
+        let parts = std::iter::once(token).chain(token.split('/').filter(|_| token.contains('/')));
+        for part in parts {
+            if let Some(code) = code(part) {
+                out.push(code);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn code(token: &str) -> Option<String> {
+    if quantity(token).is_some() {
+        return None;
+    }
+    let normal: String = token
+        .chars()
+        .filter(|c| !matches!(c, '-' | '/' | '.' | '_'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    if normal.len() < 3 || !normal.chars().all(char::is_alphanumeric) {
+        return None;
+    }
+    let letters = normal.chars().any(char::is_alphabetic);
+    let digits = normal.chars().filter(char::is_ascii_digit).count();
+    let long_number = !letters && digits >= 5 && !token.contains('.');
+    (letters && digits > 0 || long_number).then_some(normal)
+}
+
+/// A quantity: a number and its unit, normalised to a base unit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quantity {
+    pub unit: &'static str,
+    pub value: f64,
+}
+
+/// Units by their spellings, with the factor to the base unit.
+const UNITS: &[(&str, &str, f64)] = &[
+    ("kb", "byte", 1e3),
+    ("mb", "byte", 1e6),
+    ("gb", "byte", 1e9),
+    ("tb", "byte", 1e12),
+    ("mp", "megapixel", 1.0),
+    ("megapixel", "megapixel", 1.0),
+    ("megapixels", "megapixel", 1.0),
+    ("mm", "metre", 1e-3),
+    ("cm", "metre", 1e-2),
+    ("in", "metre", 0.0254),
+    ("inch", "metre", 0.0254),
+    ("\"", "metre", 0.0254),
+    ("w", "watt", 1.0),
+    ("watt", "watt", 1.0),
+    ("watts", "watt", 1.0),
+    ("kw", "watt", 1e3),
+    ("mhz", "hertz", 1e6),
+    ("ghz", "hertz", 1e9),
+    ("hz", "hertz", 1.0),
+    ("x", "zoom", 1.0),
+    ("mah", "charge", 1.0),
+    ("v", "volt", 1.0),
+    ("lbs", "kilogram", 0.4536),
+    ("lb", "kilogram", 0.4536),
+    ("kg", "kilogram", 1.0),
+    ("g", "kilogram", 1e-3),
+    ("oz", "kilogram", 0.02835),
+    ("ml", "litre", 1e-3),
+    ("l", "litre", 1.0),
+];
+
+/// The quantity a token writes (`16GB`, `7.2mp`, `42"`, `1,000W`), if it is one.
+pub fn quantity(token: &str) -> Option<Quantity> {
+    let token = token.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';'));
+    let split = token.find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | ',')))?;
+    let (number, unit) = token.split_at(split);
+    if number.is_empty() || !number.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let value: f64 = number.replace(',', "").trim_end_matches('.').parse().ok()?;
+    let unit = unit.trim_start_matches('-').to_lowercase();
+    let &(_, base, factor) = UNITS.iter().find(|(spelling, _, _)| *spelling == unit)?;
+    Some(Quantity {
+        unit: base,
+        value: value * factor,
+    })
+}
+
+/// The quantities of a text: single tokens (`16GB`) and a number followed by its unit
+/// (`16 GB`). Sorted by unit, then value.
+pub fn quantities(text: &str) -> Vec<Quantity> {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let mut out: Vec<Quantity> = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        if let Some(q) = quantity(token) {
+            out.push(q);
+        } else if token.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            if let Some(q) = tokens
+                .get(i + 1)
+                .and_then(|unit| quantity(&format!("{token}{unit}")))
+            {
+                out.push(q);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.unit.cmp(b.unit).then(a.value.total_cmp(&b.value)));
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(html: &str) -> Option<Record> {
+        let dom = Dom::from(html);
+        let title = text::normalise_space(&dom.select("title").text());
+        let json_ld = json_ld_fields(&dom);
+        let visible = dom.select("body").formatted_text().to_string();
+        Record::read(json_ld, &dom, &title, &visible)
+    }
+
+    #[test]
+    fn identifiers_are_normalised_and_units_are_not_identifiers() {
+        assert_eq!(
+            codes("Sony Cyber-shot DSC-W55 7.2MP Digital Camera"),
+            ["dscw55"]
+        );
+        assert_eq!(codes("Sony DSCW55/B camera"), ["dscw55", "dscw55b"]);
+        assert_eq!(codes("Punch 17100 v. 3.0 (2009)"), ["17100"]);
+        assert_eq!(codes("16GB 1,000W 42\" 3x"), Vec::<String>::new());
+        assert_eq!(codes("KDL-40V4100 kdl40v4100"), ["kdl40v4100"]);
+    }
+
+    #[test]
+    fn quantities_are_normalised_to_base_units() {
+        assert_eq!(
+            quantity("16GB"),
+            Some(Quantity {
+                unit: "byte",
+                value: 16e9
+            })
+        );
+        assert_eq!(quantity("7.2mp").map(|q| q.value), Some(7.2));
+        assert_eq!(quantity("2TB").map(|q| q.value), Some(2e12));
+        assert_eq!(quantity("1,000W").map(|q| q.value), Some(1000.0));
+        assert!((quantity("42\"").unwrap().value - 1.0668).abs() < 1e-9);
+        assert_eq!(quantity("DSC-W55"), None);
+        let found = quantities("a 2 TB disk and 16 GB of memory, 2000GB free");
+        assert_eq!(
+            found.iter().map(|q| q.value).collect::<Vec<_>>(),
+            [16e9, 2e12]
+        );
+    }
+
+    #[test]
+    fn prices_and_years() {
+        assert_eq!(price("$1,299.00"), Some(1299.0));
+        assert_eq!(price("1299,00 €"), Some(1299.0));
+        assert_eq!(price("EUR 45"), Some(45.0));
+        assert_eq!(price("call us"), None);
+        assert_eq!(year("VLDB 2003, pp. 12-20"), Some(2003));
+        assert_eq!(year("12345"), None);
+    }
+
+    #[test]
+    fn fields_from_a_table_and_a_definition_list() {
+        let table = record(
+            "<html><head><title>Shop: camera</title></head><body><h1>Sony Cyber-shot DSC-W55</h1>\
+             <table><tr><th>Manufacturer</th><td>Sony</td></tr>\
+             <tr><th>Price</th><td>$129.99</td></tr><tr><td>Colour</td><td>Black</td></tr></table>\
+             </body></html>",
+        )
+        .expect("a record");
+        assert_eq!(table.name.as_deref(), Some("Sony Cyber-shot DSC-W55"));
+        assert_eq!(table.brand.as_deref(), Some("Sony"));
+        assert_eq!(table.price, Some(129.99));
+        assert_eq!(table.codes, ["dscw55"]);
+        assert!(table.compact_text.contains("sonycybershotdscw55"));
+
+        let list = record(
+            "<html><body><h1>Efficient joins</h1><dl><dt>Authors</dt><dd>A. Smith, B. Jones</dd>\
+             <dt>Venue</dt><dd>VLDB</dd><dt>Year</dt><dd>2003</dd></dl></body></html>",
+        )
+        .expect("a record");
+        assert_eq!(list.authors.as_deref(), Some("A. Smith, B. Jones"));
+        assert_eq!(list.venue.as_deref(), Some("VLDB"));
+        assert_eq!(list.year, Some(2003));
+    }
+
+    #[test]
+    fn fields_from_itemprop_json_ld_and_lines() {
+        let micro = record(
+            "<html><body><div itemscope><span itemprop=name>Nikon D80</span>\
+             <meta itemprop=mpn content='25412'><span itemprop=brand>Nikon</span></div></body></html>",
+        )
+        .expect("a record");
+        assert_eq!(micro.name.as_deref(), Some("Nikon D80"));
+        assert_eq!(micro.model.as_deref(), Some("25412"));
+        assert_eq!(micro.codes, ["25412", "d80"]);
+
+        let ld = record(
+            r#"<html><head><script type="application/ld+json">
+            {"@type": "Product", "name": "Canon EOS 40D", "brand": {"@type": "Brand", "name": "Canon"},
+             "mpn": "2652B003", "offers": {"@type": "Offer", "price": "899.00"}}
+            </script></head><body><p>Canon EOS 40D</p></body></html>"#,
+        )
+        .expect("a record");
+        assert_eq!(ld.brand.as_deref(), Some("Canon"));
+        assert_eq!(ld.model.as_deref(), Some("2652B003"));
+        assert_eq!(ld.price, Some(899.0));
+        assert_eq!(ld.codes, ["2652b003", "40d"]);
+
+        let lines = record("<html><body><pre>Brand: Apple\nModel: MB467LL/A</pre></body></html>")
+            .expect("a record");
+        assert_eq!(lines.brand.as_deref(), Some("Apple"));
+        assert_eq!(lines.codes, ["mb467ll", "mb467lla"]);
+    }
+
+    #[test]
+    fn an_article_is_not_a_record() {
+        let story = format!("<html><body><p>{}</p></body></html>", "story ".repeat(400));
+        assert_eq!(record(&story), None);
+        assert_eq!(record("<html><body></body></html>"), None);
+        let short =
+            record("<html><body><h1>Belkin CushTop F8N044-SLV</h1><p>Silver.</p></body></html>")
+                .expect("a short page is a record");
+        assert_eq!(short.codes, ["f8n044slv"]);
+        let long = format!(
+            "<html><body><table><tr><th>Price</th><td>3</td></tr></table><p>{}</p></body></html>",
+            "word ".repeat(600)
+        );
+        assert_eq!(record(&long), None);
+    }
+}
