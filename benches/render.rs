@@ -56,6 +56,7 @@ fn main() {
     let settings = RenderSettings {
         cache: cache.path().to_path_buf(),
         options,
+        retry_failed: false,
     };
     let requests: Vec<Request> = documents
         .iter()

@@ -45,6 +45,7 @@ fn main() {
     let settings = RenderSettings {
         cache: work.path().join("cache"),
         options: RenderOptions::default(),
+        retry_failed: false,
     };
     let arg = |i: usize, default: &str| PathBuf::from(args.get(i).map_or(default, String::as_str));
     let train_file = arg(3, "training-data/web/train.csv");

@@ -33,6 +33,7 @@ fn main() {
     let rendering = (model.layout() == Layout::FetchedAndRendered).then(|| RenderSettings {
         cache: default_cache_dir(),
         options: RenderOptions::default(),
+        retry_failed: false,
     });
     let threads = rayon::current_num_threads();
     for round in 1..=3 {

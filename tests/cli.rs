@@ -956,3 +956,68 @@ fn queue_export_import_and_retrain() {
         assert_eq!(now["id"], child["id"]);
     }
 }
+
+/// A real page of the training data that hangs Chromium past any deadline (its
+/// browser is killed), every time.
+const HANGING_PAGE: &str = "training-data/web/docs/0974cb5dfa685d7fae65.html.gz";
+
+#[test]
+fn a_failed_render_is_remembered_and_a_warm_run_starts_no_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    fs::copy(root.join(HANGING_PAGE), d.join("hung.html.gz")).unwrap();
+    fs::write(
+        d.join("plain.html"),
+        page("Plain", "", "<p>A plain page.</p>"),
+    )
+    .unwrap();
+    let pairs = d.join("pairs.csv");
+    fs::write(
+        &pairs,
+        "url_a,url_b,html_a,html_b\nhttps://a.example/1,https://b.example/2,hung.html.gz,plain.html\n",
+    )
+    .unwrap();
+    // Chromium behind a script that notes every start but `--version` (which keys the cache).
+    let log = d.join("launches.log");
+    let chromium = d.join("chromium");
+    fs::write(
+        &chromium,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = --version ] || echo launch >> '{}'\nexec /usr/bin/chromium \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(
+        &chromium,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let launches = || fs::read_to_string(&log).map_or(0, |text| text.lines().count());
+    let render = |extra: &[&str]| {
+        stdout_of(
+            twinpage()
+                .env("TWINPAGE_CHROMIUM", &chromium)
+                .args(["render", "--render-deadline", "1", "--tabs", "2", "--pairs"])
+                .arg(&pairs)
+                .arg("--cache")
+                .arg(d.join("cache"))
+                .args(extra),
+        )
+    };
+
+    let cold = render(&[]);
+    assert!(cold.contains("1 rendered now, 0 already in the cache, 0 stored before (pair file or --store), 1 failed (0 remembered"), "{cold}");
+    // The hung page's browser was killed and the page tried again alone: browsers started.
+    let started = launches();
+    assert!(started >= 2, "{started} launches");
+
+    let warm = render(&[]);
+    assert!(warm.contains("0 rendered now, 1 already in the cache, 0 stored before (pair file or --store), 1 failed (1 remembered"), "{warm}");
+    assert_eq!(launches(), started, "a warm run started a browser");
+
+    let retried = render(&["--retry-failed"]);
+    assert!(retried.contains("1 already in the cache, 0 stored before (pair file or --store), 1 failed (0 remembered"), "{retried}");
+    assert!(launches() > started, "--retry-failed rendered nothing");
+}

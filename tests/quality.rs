@@ -23,6 +23,7 @@ fn evaluate_model(model: &str, pairs: &str) -> (Metrics, BTreeMap<String, Metric
     let rendering = (model.layout() == Layout::FetchedAndRendered).then(|| RenderSettings {
         cache: cache.path().to_path_buf(),
         options: RenderOptions::default(),
+        retry_failed: false,
     });
     let batch = Batch::load(&[root.join(pairs)], rendering.as_ref()).unwrap();
     assert!(batch.unreadable().is_empty());

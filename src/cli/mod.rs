@@ -178,6 +178,10 @@ struct RenderArgs {
     /// What a rendered page may load from its folder besides itself.
     #[arg(long, value_enum, value_name = "WHAT", default_value_t = ServePolicy::Siblings)]
     render_serve: ServePolicy,
+    /// Render again the documents the cache remembers as failed (a failure is
+    /// remembered after a second try, alone, failed too).
+    #[arg(long)]
+    retry_failed: bool,
 }
 
 impl RenderArgs {
@@ -206,6 +210,7 @@ impl RenderArgs {
         Ok(Some(RenderSettings {
             cache: self.cache.clone().unwrap_or_else(default_cache_dir),
             options,
+            retry_failed: self.retry_failed,
         }))
     }
 
@@ -278,8 +283,8 @@ fn report_renders(documents: &DocumentSet) {
     let report = &documents.render_report;
     if report.rendered > 0 || report.failed > 0 {
         eprintln!(
-            "twinpage: rendered bodies: {} rendered now, {} from the cache, {} from the pair file, {} failed",
-            report.rendered, report.cached, report.stored, report.failed
+            "twinpage: rendered bodies: {} rendered now, {} from the cache, {} from the pair file, {} failed ({} remembered from earlier runs)",
+            report.rendered, report.cached, report.stored, report.failed, report.failed_before
         );
     }
     if let Some(first) = report.not_cached.first() {

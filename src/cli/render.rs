@@ -48,12 +48,13 @@ pub fn run(args: Args) -> Result<()> {
     }
     let (bodies, report) = render::supply(&requests, &settings)?;
     println!(
-        "{} document(s): {} rendered now, {} already in the cache, {} stored before (pair file or --store), {} failed",
+        "{} document(s): {} rendered now, {} already in the cache, {} stored before (pair file or --store), {} failed ({} remembered from earlier runs)",
         requests.len(),
         report.rendered,
         report.cached,
         report.stored,
-        report.failed
+        report.failed,
+        report.failed_before
     );
     println!("render cache: {}", settings.cache.display());
     for (request, body) in requests.iter().zip(&bodies) {

@@ -4,9 +4,11 @@
 //! with its screenshot beside it as `<key>.png`. The key hashes the document's bytes
 //! with the renderer's and Chromium's versions, so a changed document, renderer or
 //! browser simply misses. Files are written whole or not at all (temporary file +
-//! rename), the PNG first: a JSON file is only ever there with its screenshot.
+//! rename), the PNG first: a JSON file is only ever there with its screenshot. A
+//! document that failed to render (twice: see `supply`) is remembered as
+//! `<key>.failed.json` with the reason, so a warm run starts no browser for it.
 
-use super::{process, Rendered, ServePolicy, RENDERER_VERSION};
+use super::{process, Rendered, ServePolicy, StoredRender, RENDERER_VERSION};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -57,23 +59,54 @@ impl RenderCache {
         std::fs::read(self.paths(key).1).ok()
     }
 
-    /// Stores `rendered` under `key`, atomically. Failures are not cached: they
-    /// may come from a machine too busy to render in time, and are tried again.
+    /// Why the document of `key` failed to render, if the cache remembers it failing.
+    pub fn failure(&self, key: &str) -> Option<String> {
+        match serde_json::from_slice(&std::fs::read(self.failure_path(key)).ok()?).ok()? {
+            StoredRender::Failed { failed } => Some(failed),
+            StoredRender::Rendered(_) => None,
+        }
+    }
+
+    /// Stores `rendered` under `key`, atomically, and forgets an earlier failure.
     pub fn put(&self, key: &str, rendered: &Rendered) -> Result<()> {
         let (json, png) = self.paths(key);
-        let shard = json.parent().unwrap_or(&self.dir);
-        std::fs::create_dir_all(shard)
-            .with_context(|| format!("cannot create {}", shard.display()))?;
+        self.make_shard(&json)?;
         write_bytes(&png, &rendered.screenshot_png)?;
-        write_bytes(&json, &serde_json::to_vec(rendered)?)
+        write_bytes(&json, &serde_json::to_vec(rendered)?)?;
+        let _ = std::fs::remove_file(self.failure_path(key));
+        Ok(())
+    }
+
+    /// Remembers that the document of `key` failed to render and why, so that later
+    /// runs do not spend a deadline on it again (`--retry-failed` does).
+    pub fn put_failure(&self, key: &str, reason: &str) -> Result<()> {
+        let path = self.failure_path(key);
+        self.make_shard(&path)?;
+        let failure = StoredRender::Failed {
+            failed: reason.to_string(),
+        };
+        write_bytes(&path, &serde_json::to_vec(&failure)?)
+    }
+
+    fn make_shard(&self, path: &Path) -> Result<()> {
+        let shard = path.parent().unwrap_or(&self.dir);
+        std::fs::create_dir_all(shard).with_context(|| format!("cannot create {}", shard.display()))
+    }
+
+    fn shard(&self, key: &str) -> PathBuf {
+        self.dir.join(key.get(..2).unwrap_or("__"))
     }
 
     fn paths(&self, key: &str) -> (PathBuf, PathBuf) {
-        let shard = self.dir.join(key.get(..2).unwrap_or("__"));
+        let shard = self.shard(key);
         (
             shard.join(format!("{key}.json")),
             shard.join(format!("{key}.png")),
         )
+    }
+
+    fn failure_path(&self, key: &str) -> PathBuf {
+        self.shard(key).join(format!("{key}.failed.json"))
     }
 }
 

@@ -23,6 +23,8 @@ pub struct RenderSettings {
     /// The render cache folder.
     pub cache: PathBuf,
     pub options: RenderOptions,
+    /// Render again the documents whose failure the cache remembers.
+    pub retry_failed: bool,
 }
 
 /// The cache folder used when none is given: `$XDG_CACHE_HOME/twinpage/render`,
@@ -89,6 +91,8 @@ pub struct SupplyReport {
     pub cached: usize,
     pub rendered: usize,
     pub failed: usize,
+    /// Of the failed, those whose failure the cache remembered (no browser tried them).
+    pub failed_before: usize,
     /// Renders made but not written to the cache (full disk, no permission), why.
     pub not_cached: Vec<String>,
 }
@@ -103,7 +107,7 @@ pub fn supply(
     let cache = RenderCache::open(&settings.cache, settings.options.serve)?;
     let found: Vec<Found> = requests
         .par_iter()
-        .map(|request| look_up(request, &cache))
+        .map(|request| look_up(request, &cache, settings.retry_failed))
         .collect();
     let mut report = SupplyReport::default();
     let mut missing: Vec<(usize, String)> = Vec::new();
@@ -121,6 +125,13 @@ pub fn supply(
             Found::Unreadable(reason) => {
                 report.failed += 1;
                 RenderedBody::Failed(reason)
+            }
+            Found::FailedBefore(reason) => {
+                report.failed += 1;
+                report.failed_before += 1;
+                RenderedBody::Failed(format!(
+                    "{reason} (remembered; --retry-failed renders it again)"
+                ))
             }
             Found::Missing(key) => {
                 missing.push((i, key));
@@ -165,21 +176,39 @@ fn render_missing(
     let progress = Progress::new(documents.len(), "rendering documents");
     let done: Vec<Mutex<Option<RenderedBody>>> = missing.iter().map(|_| Mutex::new(None)).collect();
     let not_cached = Mutex::new(Vec::new());
-    renderer.render_each(&documents, &|index, result| {
-        let body = match result {
+    let keep = |index: usize, result: Result<Rendered>, last_try: bool| {
+        let key = &missing[index].1;
+        // Cached at once, so that an interrupted run keeps what it rendered.
+        let (body, cached) = match result {
             Ok(rendered) => {
-                // Cached at once, so that an interrupted run keeps what it rendered.
-                if let Err(e) = cache.put(&missing[index].1, &rendered) {
-                    lock(&not_cached).push(format!("{e:#}"));
-                }
-                RenderedBody::from(StoredRender::Rendered(rendered))
+                let cached = cache.put(key, &rendered);
+                (RenderedBody::from(StoredRender::Rendered(rendered)), cached)
             }
-            Err(e) => RenderedBody::Failed(format!("{e:#}")),
+            Err(e) if last_try => {
+                let reason = format!("{e:#}");
+                let cached = cache.put_failure(key, &reason);
+                (RenderedBody::Failed(reason), cached)
+            }
+            Err(e) => (RenderedBody::Failed(format!("{e:#}")), Ok(())),
         };
+        if let Err(e) = cached {
+            lock(&not_cached).push(format!("{e:#}"));
+        }
         *lock(&done[index]) = Some(body);
+    };
+    renderer.render_each(&documents, &|index, result| {
+        keep(index, result, false);
         progress.inc();
     });
     progress.finish();
+    // A page may fail only because the machine was too busy for it to finish in time:
+    // failures are tried once more, one page at a time, and only then remembered.
+    let failed: Vec<usize> = (0..missing.len())
+        .filter(|&index| matches!(*lock(&done[index]), Some(RenderedBody::Failed(_))))
+        .collect();
+    for index in failed {
+        keep(index, renderer.render(&documents[index]), true);
+    }
     drop(renderer);
     report.not_cached = not_cached.into_inner().unwrap_or_else(|p| p.into_inner());
     for ((i, _), body) in missing.iter().zip(done) {
@@ -198,12 +227,14 @@ fn render_missing(
 enum Found {
     Stored(RenderedBody),
     Cached(Rendered),
+    /// The cache remembers that it failed, and why.
+    FailedBefore(String),
     Unreadable(String),
     /// Not in the cache; its key.
     Missing(String),
 }
 
-fn look_up(request: &Request, cache: &RenderCache) -> Found {
+fn look_up(request: &Request, cache: &RenderCache, retry_failed: bool) -> Found {
     if let Some(stored) = request.stored {
         return match read_stored(stored) {
             Ok(body) => Found::Stored(body),
@@ -215,8 +246,11 @@ fn look_up(request: &Request, cache: &RenderCache) -> Found {
         Err(e) => return Found::Unreadable(format!("{e:#}")),
     };
     let key = cache.key(&content_hash);
-    match cache.get(&key) {
-        Some(stored) => Found::Cached(stored),
+    if let Some(stored) = cache.get(&key) {
+        return Found::Cached(stored);
+    }
+    match cache.failure(&key).filter(|_| !retry_failed) {
+        Some(reason) => Found::FailedBefore(reason),
         None => Found::Missing(key),
     }
 }
