@@ -665,12 +665,11 @@ fn a_model_refuses_the_other_layout() {
         err.contains("rendered-body signals") && err.contains("fetched-only.json"),
         "{err}"
     );
-    let err = stderr_of_failure(&mut score(
-        &pairs,
-        &out,
-        &["--model", "models/fetched-only.json"],
-    ));
-    assert!(err.contains("add --no-render"), "{err}");
+    // A fetched-only model never renders, --no-render or not: no browser is needed.
+    score(&pairs, &out, &["--model", "models/fetched-only.json"])
+        .env("TWINPAGE_CHROMIUM", dir.path().join("no-chromium-here"))
+        .assert()
+        .success();
     score(
         &pairs,
         &out,
@@ -1020,4 +1019,72 @@ fn a_failed_render_is_remembered_and_a_warm_run_starts_no_browser() {
     let retried = render(&["--retry-failed"]);
     assert!(retried.contains("1 already in the cache, 0 stored before (pair file or --store), 1 failed (0 remembered"), "{retried}");
     assert!(launches() > started, "--retry-failed rendered nothing");
+}
+
+#[test]
+fn render_auto_renders_only_what_the_fetched_model_leaves_open() {
+    let (dir, pairs) = fixture(
+        "4,https://news.example.com/bridge,https://app.example.com/#/bridge,a.html,app.html,app\n",
+    );
+    let d = dir.path();
+    fs::write(
+        d.join("app.html"),
+        client_rendered("Bridge closed after flood"),
+    )
+    .unwrap();
+    let out = d.join("out.csv");
+    let cache = d.join("cache");
+    let cache_arg = cache.to_str().unwrap();
+    let output = score(
+        &pairs,
+        &out,
+        &["--render", "auto", "--tabs", "2", "--cache", cache_arg],
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let (headers, rows) = read_csv(&out);
+    let by = headers.iter().position(|h| h == "decided_by").unwrap();
+    let decided_by: Vec<&str> = rows.iter().map(|r| r[by].as_str()).collect();
+    // The byte-identical copy is screened; the script-built page goes to the rendered
+    // model whatever the fetched-only one thinks; the unrelated pair is plain enough
+    // for the fetched-only model.
+    assert_eq!(decided_by[0], "screen:identical-bodies", "{stderr}");
+    assert_eq!(decided_by[2], "fetched", "{stderr}");
+    assert_eq!(decided_by[3], "rendered", "{stderr}");
+    // Only the documents of the pairs decided on rendered bodies were rendered.
+    let (a, b) = (
+        headers.iter().position(|h| h == "html_a").unwrap(),
+        headers.iter().position(|h| h == "html_b").unwrap(),
+    );
+    let open: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r[by] == "rendered")
+        .flat_map(|r| [r[a].as_str(), r[b].as_str()])
+        .collect();
+    let summary = format!(
+        "{} of 4 pair(s) went on to the rendered model; {} of 5 document(s)",
+        decided_by.iter().filter(|&&d| d == "rendered").count(),
+        open.len()
+    );
+    assert!(stderr.contains(&summary), "{stderr}");
+    let cached = walk_files(&cache)
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .count();
+    assert_eq!(cached, open.len());
+}
+
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk_files(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
 }

@@ -104,9 +104,24 @@ pub fn run() -> ExitCode {
 
 /// The shipped model, used when no `--model` is given.
 pub const DEFAULT_MODEL: &str = "models/default.json";
+/// The fetched-only model `score --render auto` starts with, when no other is given.
+pub const FETCHED_ONLY_MODEL: &str = "models/fetched-only.json";
 
 /// `--model`, or `models/default.json` in the current folder, or the copy of it
 /// built into this binary (so the tool works from any folder).
+/// The fetched-only model: `path`, else `models/fetched-only.json`, else the built-in copy.
+fn load_fetched_model(path: Option<&Path>) -> Result<Model> {
+    if let Some(p) = path {
+        return Model::load(p);
+    }
+    let local = Path::new(FETCHED_ONLY_MODEL);
+    if local.exists() {
+        return Model::load(local);
+    }
+    Model::from_json(include_str!("../../models/fetched-only.json"))
+        .context("the built-in fetched-only model does not fit this build; retrain it")
+}
+
 fn load_model(path: Option<&Path>) -> Result<Model> {
     if let Some(p) = path {
         return Model::load(p);

@@ -4,9 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use twinpage::pipeline::{self, scored};
+use twinpage::model::Model;
+use twinpage::pipeline::{self, scored, Batch, Outcome};
 use twinpage::render::RenderCache;
 use twinpage::review::{intake, ReviewStore};
+use twinpage::signals::Layout;
 
 /// Score pairs: the input columns plus p_duplicate, confidence, decision, decided_by.
 #[derive(clap::Args)]
@@ -27,16 +29,51 @@ pub struct Args {
     /// missing), for `twinpage review`.
     #[arg(long, value_name = "FILE")]
     review_db: Option<PathBuf>,
+    /// Where rendered bodies are used: `auto` renders only the documents of pairs
+    /// the fetched-only model (--fetched-model) leaves open or that look built by
+    /// script; `always` renders every document; `never` is --no-render. A
+    /// fetched-only --model never renders.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = RenderWhen::Auto)]
+    render: RenderWhen,
+    /// The fetched-only model of `--render auto`'s first stage [default:
+    /// models/fetched-only.json, else the built-in copy].
+    #[arg(long, value_name = "M.json")]
+    fetched_model: Option<PathBuf>,
     #[command(flatten)]
-    render: super::RenderArgs,
+    rendering: super::RenderArgs,
+}
+
+/// When `score` renders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RenderWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (model, batch) = super::load_model_and_batch(
-        args.model.as_deref(),
-        std::slice::from_ref(&args.pairs),
-        &args.render,
-    )?;
+    let model = super::load_model(args.model.as_deref())?;
+    let pairs = std::slice::from_ref(&args.pairs);
+    let when = match (model.layout(), args.render) {
+        (Layout::Fetched, _) => RenderWhen::Never,
+        // A rendered model with --no-render is refused below, naming the fix.
+        (_, _) if args.rendering.no_render => RenderWhen::Never,
+        (_, when) => when,
+    };
+    let (batch, outcomes) = match when {
+        RenderWhen::Never => {
+            super::check_layout(&model, Layout::Fetched)?;
+            let batch = Batch::load(pairs, None)?;
+            let outcomes = pipeline::score(&batch, &model);
+            (batch, outcomes)
+        }
+        RenderWhen::Always => {
+            let batch = super::load_batch(pairs, &args.rendering)?;
+            let outcomes = pipeline::score(&batch, &model);
+            (batch, outcomes)
+        }
+        RenderWhen::Auto => cascade(&args, &model)?,
+    };
     let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
     // The database is opened (and checked) before anything is written, so that a
     // damaged one fails the run before `--out` exists.
@@ -45,11 +82,10 @@ pub fn run(args: Args) -> Result<()> {
         .as_deref()
         .map(ReviewStore::open)
         .transpose()?;
-    let outcomes = pipeline::score(&batch, &model);
     super::write_output(&args.out, |w| scored::write(w, &batch.files[0], &outcomes))?;
     super::write_skipped(&args.out, &skipped)?;
     if let (Some(mut store), Some(db)) = (store, &args.review_db) {
-        let cache = match args.render.settings()? {
+        let cache = match args.rendering.settings()? {
             Some(settings) => Some(RenderCache::open(&settings.cache, settings.options.serve)?),
             None => None,
         };
@@ -62,4 +98,21 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `--render auto`: the fetched-only model first, the rendered one on what it leaves open.
+fn cascade(args: &Args, model: &Model) -> Result<(Batch, Vec<Option<Outcome>>)> {
+    let fetched = super::load_fetched_model(args.fetched_model.as_deref())?;
+    let settings = args
+        .rendering
+        .settings()?
+        .context("--render auto needs rendering: drop --no-render")?;
+    let mut batch = Batch::load(std::slice::from_ref(&args.pairs), None)?;
+    let (outcomes, report) = pipeline::score_cascade(&mut batch, &fetched, model, &settings)?;
+    super::report_renders(&batch.documents);
+    eprintln!(
+        "twinpage: --render auto: {} of {} pair(s) went on to the rendered model; {} of {} document(s) rendered (or found rendered)",
+        report.rendered_pairs, report.pairs, report.rendered_documents, report.documents
+    );
+    Ok((batch, outcomes))
 }

@@ -24,6 +24,9 @@ pub const TOP_TERMS: usize = 100;
 const MAX_ELEMENTS_FOR_EXTRACTION: usize = 40_000;
 const MAX_DEPTH_FOR_EXTRACTION: usize = 256;
 
+/// A page with scripts and fewer visible words than this is taken as built by script.
+const SCRIPT_BUILT_WORDS: usize = 50;
+
 /// Core content shorter than this share of the visible text, on a page with some
 /// text, is taken as an extraction failure.
 const MIN_CORE_SHARE: f64 = 0.02;
@@ -82,6 +85,10 @@ pub struct Document {
     pub rendered: Option<RenderedAttributes>,
     /// The fields of a record page (a product, a paper); None for other pages.
     pub record: Option<Record>,
+    /// The body looks built by script: scripts, and little visible text, an empty
+    /// app root or a `<noscript>` notice. Its fetched body says little of what a
+    /// reader sees, so the cascade renders it whatever the fetched-only model says.
+    pub script_built: bool,
 }
 
 /// Attributes of a rendered body that the DOM alone does not give: they need
@@ -137,6 +144,17 @@ impl Document {
         let image_count = dom.select("img").length();
         // JSON-LD sits in scripts, which go with the hidden elements.
         let json_ld = record::json_ld_fields(&dom);
+        let scripted = dom.select("script").exists();
+        // A `<noscript>` that asks for JavaScript; not the tracking pixels many pages keep there.
+        let asks_for_script = dom
+            .select("noscript")
+            .iter()
+            .any(|notice| notice.text().to_lowercase().contains("javascript"));
+        let app_shell = asks_for_script
+            || dom
+                .select("#root, #app, #__next, #__nuxt, [data-reactroot], app-root")
+                .iter()
+                .any(|root| root.text().trim().is_empty());
         let hidden_chars = remove_hidden(&dom);
         let visible_text = seen.map_or_else(|| visible_text(&dom), str::to_string);
         let record = Record::read(json_ld, &dom, &title, &visible_text);
@@ -147,6 +165,7 @@ impl Document {
         let visible_tokens: Vec<String> = text::words(&visible_text).collect();
         let core_tokens: Vec<String> = text::words(&core_text).collect();
         let visible_words = text::ids_of(&visible_tokens);
+        let script_built = scripted && (app_shell || visible_words.len() < SCRIPT_BUILT_WORDS);
         let core_words = text::ids_of(&core_tokens);
         let spam = SpamIndicators {
             top_word_share: top_word_share(&visible_tokens),
@@ -176,6 +195,7 @@ impl Document {
             spam,
             rendered: None,
             record,
+            script_built,
             title,
             visible_words,
             core_words,
@@ -330,6 +350,25 @@ mod tests {
     fn doc(html: &str) -> Document {
         let body = decode_bytes(html.as_bytes(), html.len(), false);
         Document::from_body(&body, IdfTable::shipped())
+    }
+
+    #[test]
+    fn pages_built_by_script_are_told_apart() {
+        let words = "word ".repeat(80);
+        let shell =
+            doc("<html><body><div id=root></div><script src=app.js></script></body></html>");
+        assert!(shell.script_built);
+        let asks = doc(&format!(
+            "<html><body><noscript>You need to enable JavaScript.</noscript><p>{words}</p>\
+             <script>init()</script></body></html>"
+        ));
+        assert!(asks.script_built);
+        let article = doc(&format!(
+            "<html><body><p>{words}</p><noscript><img src=pixel.gif></noscript>\
+             <script>track()</script></body></html>"
+        ));
+        assert!(!article.script_built);
+        assert!(!doc("<html><body><p>Short, no script.</p></body></html>").script_built);
     }
 
     #[test]

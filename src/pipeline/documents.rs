@@ -119,9 +119,10 @@ impl DocumentSet {
         Ok(set)
     }
 
-    /// Gets the rendered body of every readable document (stored, cached or
-    /// rendered now) and parses it.
-    fn load_rendered(
+    /// Gets the rendered body of every readable document of `pairs` (stored, cached
+    /// or rendered now) and parses it; the set's rendered bodies are then those of
+    /// `pairs` only (the cascade renders the pairs its first stage left open).
+    pub fn load_rendered(
         &mut self,
         pairs: &[Pair],
         idf: &IdfTable,
@@ -196,6 +197,11 @@ impl DocumentSet {
                 .cloned()
                 .unwrap_or_else(|| format!("document {} was not loaded", path.display()))),
         }
+    }
+
+    /// How many documents have a rendered body.
+    pub fn rendered_len(&self) -> usize {
+        self.rendered.as_ref().map_or(0, HashMap::len)
     }
 
     /// Raw bytes of all documents read.

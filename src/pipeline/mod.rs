@@ -8,12 +8,14 @@
 //! that a pair gets the same vector and the same decision whichever runs it.
 
 pub mod batch;
+pub mod cascade;
 pub mod documents;
 pub mod labelled;
 pub mod score;
 pub mod scored;
 
 pub use batch::Batch;
+pub use cascade::{score_cascade, CascadeReport};
 pub use documents::{render_requests, DocumentSet};
 pub use labelled::{labelled_by, labelled_pairs};
-pub use score::{outcome, score, vectors, Outcome, SCREEN_IDENTICAL};
+pub use score::{outcome, score, vectors, Outcome, DECIDED_MODEL, SCREEN_IDENTICAL};

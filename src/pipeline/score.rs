@@ -36,6 +36,9 @@ impl Outcome {
     }
 }
 
+/// `decided_by` of a pair the model decided.
+pub const DECIDED_MODEL: &str = "model";
+
 /// Name of the screening test that decides byte-identical bodies.
 pub const SCREEN_IDENTICAL: &str = "screen:identical-bodies";
 
@@ -74,7 +77,7 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
         p_duplicate: judgement.p_duplicate,
         spread: judgement.spread,
         decision: model.decide(judgement),
-        decided_by: "model",
+        decided_by: DECIDED_MODEL,
         vector: Some(vector),
     })
 }

@@ -1,0 +1,106 @@
+//! The cascade: render only where rendering can change the answer.
+//!
+//! Rendering costs a browser and seconds per page; most pairs are settled by their
+//! fetched bodies alone. The fetched-only model scores every pair first; a pair it
+//! decides at its precision target, with no side that looks built by script
+//! ([`crate::document::Document::script_built`]), keeps that decision. The documents
+//! of the other pairs are rendered, and the fetched-and-rendered model decides those.
+
+use anyhow::{ensure, Result};
+
+use super::batch::Batch;
+use super::score::{outcome, score, Outcome, DECIDED_MODEL};
+use crate::document::{IdfTable, Pair};
+use crate::model::{Decision, Model};
+use crate::render::RenderSettings;
+use crate::signals::Layout;
+use crate::util::Progress;
+
+/// `decided_by` of a pair the fetched-only stage decided.
+pub const DECIDED_FETCHED: &str = "fetched";
+/// `decided_by` of a pair decided on its rendered bodies.
+pub const DECIDED_RENDERED: &str = "rendered";
+
+/// What the cascade did, for the user.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CascadeReport {
+    pub pairs: usize,
+    /// Pairs sent on to the rendered stage.
+    pub rendered_pairs: usize,
+    pub documents: usize,
+    /// Documents whose rendered body the second stage needed.
+    pub rendered_documents: usize,
+}
+
+/// Scores a batch read without rendering: `fetched` (a fetched-only model) first,
+/// then `rendered` (a fetched-and-rendered one) on the pairs left open, whose
+/// documents are rendered with `settings`.
+pub fn score_cascade(
+    batch: &mut Batch,
+    fetched: &Model,
+    rendered: &Model,
+    settings: &RenderSettings,
+) -> Result<(Vec<Option<Outcome>>, CascadeReport)> {
+    ensure!(
+        fetched.layout() == Layout::Fetched && rendered.layout() == Layout::FetchedAndRendered,
+        "the cascade needs a fetched-only model first and a fetched-and-rendered one second"
+    );
+    let mut outcomes = score(batch, fetched);
+    let open: Vec<usize> = batch
+        .pairs()
+        .zip(&outcomes)
+        .enumerate()
+        .filter(|(_, (pair, outcome))| needs_render(batch, pair, outcome.as_ref()))
+        .map(|(i, _)| i)
+        .collect();
+    for outcome in outcomes.iter_mut().flatten() {
+        if outcome.decided_by == DECIDED_MODEL {
+            outcome.decided_by = DECIDED_FETCHED;
+        }
+    }
+    let pairs: Vec<Pair> = batch.pairs().cloned().collect();
+    let open_pairs: Vec<Pair> = open.iter().map(|&i| pairs[i].clone()).collect();
+    let mut report = CascadeReport {
+        pairs: pairs.len(),
+        rendered_pairs: open.len(),
+        documents: batch.documents.len(),
+        ..CascadeReport::default()
+    };
+    if open.is_empty() {
+        return Ok((outcomes, report));
+    }
+    batch
+        .documents
+        .load_rendered(&open_pairs, IdfTable::shipped(), settings)?;
+    report.rendered_documents = batch.documents.rendered_len();
+    let progress = Progress::new(open.len(), "scoring rendered pairs");
+    for &i in &open {
+        outcomes[i] = outcome(batch, &pairs[i], rendered).map(|o| Outcome {
+            decided_by: if o.decided_by == DECIDED_MODEL {
+                DECIDED_RENDERED
+            } else {
+                o.decided_by
+            },
+            ..o
+        });
+        progress.inc();
+    }
+    progress.finish();
+    Ok((outcomes, report))
+}
+
+/// Whether a pair goes on to the rendered stage: the fetched-only model left it for
+/// review, or a side looks built by script. Screened and unreadable pairs do not.
+fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
+    let Some(outcome) = outcome else {
+        return false;
+    };
+    if outcome.decided_by != DECIDED_MODEL {
+        return false;
+    }
+    let scripted = batch
+        .documents
+        .pair(pair)
+        .is_ok_and(|(a, b)| a.script_built || b.script_built);
+    outcome.decision == Decision::Review || scripted
+}
