@@ -109,29 +109,35 @@ pub const FETCHED_ONLY_MODEL: &str = "models/fetched-only.json";
 
 /// `--model`, or `models/default.json` in the current folder, or the copy of it
 /// built into this binary (so the tool works from any folder).
-/// The fetched-only model: `path`, else `models/fetched-only.json`, else the built-in copy.
-fn load_fetched_model(path: Option<&Path>) -> Result<Model> {
-    if let Some(p) = path {
-        return Model::load(p);
-    }
-    let local = Path::new(FETCHED_ONLY_MODEL);
-    if local.exists() {
-        return Model::load(local);
-    }
-    Model::from_json(include_str!("../../models/fetched-only.json"))
-        .context("the built-in fetched-only model does not fit this build; retrain it")
+fn load_model(path: Option<&Path>) -> Result<Model> {
+    load_shipped(
+        path,
+        DEFAULT_MODEL,
+        include_str!("../../models/default.json"),
+    )
 }
 
-fn load_model(path: Option<&Path>) -> Result<Model> {
+/// `--fetched-model`, or `models/fetched-only.json`, or its built-in copy.
+fn load_fetched_model(path: Option<&Path>) -> Result<Model> {
+    load_shipped(
+        path,
+        FETCHED_ONLY_MODEL,
+        include_str!("../../models/fetched-only.json"),
+    )
+}
+
+/// The model at `path`, else the shipped one at `local`, else its copy `built_in`.
+fn load_shipped(path: Option<&Path>, local: &str, built_in: &str) -> Result<Model> {
     if let Some(p) = path {
         return Model::load(p);
     }
-    let local = Path::new(DEFAULT_MODEL);
-    if local.exists() {
-        return Model::load(local);
+    let local_path = Path::new(local);
+    if local_path.exists() {
+        return Model::load(local_path);
     }
-    Model::from_json(include_str!("../../models/default.json"))
-        .context("the built-in model does not fit this build; retrain it")
+    Model::from_json(built_in).with_context(|| {
+        format!("the built-in copy of {local} does not fit this build; retrain it")
+    })
 }
 
 /// Where a command writes its table: a file (atomically) or `-` for stdout.
