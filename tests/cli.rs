@@ -956,8 +956,8 @@ fn queue_export_import_and_retrain() {
     }
 }
 
-/// A real page of the training data that hangs Chromium past any deadline (its
-/// browser is killed), every time.
+/// A real page of the training data whose screenshot hangs Chromium past any deadline
+/// (its browser is killed), every time; without a screenshot it renders.
 const HANGING_PAGE: &str = "training-data/web/docs/0974cb5dfa685d7fae65.html.gz";
 
 #[test]
@@ -998,7 +998,15 @@ fn a_failed_render_is_remembered_and_a_warm_run_starts_no_browser() {
         stdout_of(
             twinpage()
                 .env("TWINPAGE_CHROMIUM", &chromium)
-                .args(["render", "--render-deadline", "1", "--tabs", "2", "--pairs"])
+                .args([
+                    "render",
+                    "--screenshots",
+                    "--render-deadline",
+                    "1",
+                    "--tabs",
+                    "2",
+                ])
+                .arg("--pairs")
                 .arg(&pairs)
                 .arg("--cache")
                 .arg(d.join("cache"))
@@ -1074,6 +1082,10 @@ fn render_auto_renders_only_what_the_fetched_model_leaves_open() {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .count();
     assert_eq!(cached, open.len());
+    // Nobody will look at these renders: no screenshot was taken.
+    assert!(walk_files(&cache)
+        .iter()
+        .all(|p| p.extension().is_none_or(|e| e != "png")));
 }
 
 fn walk_files(dir: &Path) -> Vec<PathBuf> {

@@ -199,6 +199,10 @@ struct RenderArgs {
     /// What a rendered page may load from its folder besides itself.
     #[arg(long, value_enum, value_name = "WHAT", default_value_t = ServePolicy::Siblings)]
     render_serve: ServePolicy,
+    /// Take a screenshot of every rendered page, for the review page [default: only
+    /// with `score --review-db`]. A render cached without one stays without.
+    #[arg(long)]
+    screenshots: bool,
     /// Render again the documents the cache remembers as failed (a failure is
     /// remembered after a second try, alone, failed too).
     #[arg(long)]
@@ -220,6 +224,7 @@ impl RenderArgs {
         let mut options = RenderOptions {
             deadline: Duration::from_secs_f64(self.render_deadline),
             serve: self.render_serve,
+            screenshots: self.screenshots,
             ..RenderOptions::default()
         };
         if let Some(tabs) = self.tabs {

@@ -51,7 +51,9 @@ pub enum RenderWhen {
     Never,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(mut args: Args) -> Result<()> {
+    // A pair queued for review is looked at: its pages get screenshots.
+    args.rendering.screenshots |= args.review_db.is_some();
     let model = super::load_model(args.model.as_deref())?;
     let pairs = std::slice::from_ref(&args.pairs);
     let when = match (model.layout(), args.render) {

@@ -4,7 +4,7 @@
 //! with its screenshot beside it as `<key>.png`. The key hashes the document's bytes
 //! with the renderer's and Chromium's versions, so a changed document, renderer or
 //! browser simply misses. Files are written whole or not at all (temporary file +
-//! rename), the PNG first: a JSON file is only ever there with its screenshot. A
+//! rename), the PNG (when a screenshot was taken) first. A
 //! document that failed to render (twice: see `supply`) is remembered as
 //! `<key>.failed.json` with the reason, so a warm run starts no browser for it.
 
@@ -54,9 +54,11 @@ impl RenderCache {
         serde_json::from_slice(&std::fs::read(json).ok()?).ok()
     }
 
-    /// The screenshot (PNG) stored with the render for `key`.
+    /// The screenshot (PNG) stored with the render for `key`, if it was taken.
     pub fn screenshot(&self, key: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.paths(key).1).ok()
+        std::fs::read(self.paths(key).1)
+            .ok()
+            .filter(|png| !png.is_empty())
     }
 
     /// Why the document of `key` failed to render, if the cache remembers it failing.
@@ -71,7 +73,9 @@ impl RenderCache {
     pub fn put(&self, key: &str, rendered: &Rendered) -> Result<()> {
         let (json, png) = self.paths(key);
         self.make_shard(&json)?;
-        write_bytes(&png, &rendered.screenshot_png)?;
+        if !rendered.screenshot_png.is_empty() {
+            write_bytes(&png, &rendered.screenshot_png)?;
+        }
         write_bytes(&json, &serde_json::to_vec(rendered)?)?;
         let _ = std::fs::remove_file(self.failure_path(key));
         Ok(())

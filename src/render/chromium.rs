@@ -94,15 +94,16 @@ impl Chromium {
         }
     }
 
-    pub(super) fn render(&mut self, url: &str, deadline: Duration) -> Result<Rendered> {
+    pub(super) fn render(&mut self, url: &str, options: &RenderOptions) -> Result<Rendered> {
         self.renders += 1;
-        let watchdog = Watchdog::start(self.tab.clone(), self.process.group(), deadline);
+        let watchdog = Watchdog::start(self.tab.clone(), self.process.group(), options.deadline);
         let rendered = page::render(
             &self.tab,
             &self.watch,
             url,
             watchdog.deadline(),
             watchdog.navigating(),
+            options.screenshots,
         )
         .and_then(|rendered| {
             page::blank(&self.tab, &self.origin)?;

@@ -72,6 +72,10 @@ pub struct RenderOptions {
     pub window: (u32, u32),
     /// What a page may load from its folder besides itself.
     pub serve: ServePolicy,
+    /// Take a screenshot of each page. Only a person reviewing a pair looks at one,
+    /// and encoding it cost a large share of a render's CPU: off unless asked for
+    /// (`score --review-db`, `--screenshots`).
+    pub screenshots: bool,
 }
 
 /// What the loopback server gives a page besides the document itself. A page is
@@ -105,6 +109,7 @@ impl Default for RenderOptions {
             deadline: Duration::from_secs(10),
             tabs: 4 * cores.max(1),
             window: (1280, 1024),
+            screenshots: false,
             serve: ServePolicy::default(),
         }
     }
@@ -127,7 +132,8 @@ pub struct Rendered {
     pub hidden_text_share: f64,
     /// The deadline fired before load and settle finished; what had rendered is kept.
     pub cut_off: bool,
-    /// The viewport as a PNG. Not in the JSON: the cache stores it as a file of its own.
+    /// The viewport as a PNG, when screenshots were asked for (else empty). Not in
+    /// the JSON: the cache stores it as a file of its own.
     #[serde(skip)]
     pub screenshot_png: Vec<u8>,
 }

@@ -162,6 +162,7 @@ pub(crate) fn render(
     url: &str,
     deadline: Instant,
     navigating: &AtomicBool,
+    screenshots: bool,
 ) -> Result<Rendered> {
     watch.reset();
     navigating.store(true, Ordering::SeqCst);
@@ -174,7 +175,11 @@ pub(crate) fn render(
         tab.stop_loading()?;
     }
     // The screenshot comes first: measuring blanks the text a reader cannot see.
-    let screenshot_png = screenshot(tab)?;
+    let screenshot_png = if screenshots {
+        screenshot(tab)?
+    } else {
+        Vec::new()
+    };
     let measured = measure(tab, &watch.main_frame)?;
     Ok(Rendered {
         synthetic_body: measured.synthetic_body,

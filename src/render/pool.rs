@@ -69,7 +69,7 @@ impl Slot {
             .chromium
             .as_mut()
             .ok_or_else(|| anyhow!("no browser in slot {}", self.index))?;
-        let rendered = chromium.render(publication.url(), options.deadline);
+        let rendered = chromium.render(publication.url(), options);
         if rendered.is_err() {
             self.chromium = None;
         }

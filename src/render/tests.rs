@@ -20,6 +20,7 @@ fn renderer(deadline_secs: u64, tabs: usize) -> Renderer {
     Renderer::start(RenderOptions {
         deadline: Duration::from_secs(deadline_secs),
         tabs,
+        screenshots: true,
         ..RenderOptions::default()
     })
     .expect("Chromium starts (apt-get install -y chromium)")
