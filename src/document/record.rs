@@ -96,14 +96,17 @@ impl Record {
         title: &str,
         visible_text: &str,
     ) -> Option<Record> {
+        // A page nobody sees a word of (a script that never ran) is no record, nor is a
+        // long one; they are told apart before any field is looked for.
+        let words = text::words(visible_text).take(MAX_RECORD_WORDS + 1).count();
+        if words == 0 || words > MAX_RECORD_WORDS {
+            return None;
+        }
         let mut fields = json_ld;
         itemprops(dom, &mut fields);
         label_value_rows(dom, &mut fields);
         label_value_lines(visible_text, &mut fields);
-        let words = text::words(visible_text).take(MAX_RECORD_WORDS + 1).count();
-        // A page nobody sees a word of (a script that never ran) is no record either.
-        let fielded = !fields.is_empty() && words <= MAX_RECORD_WORDS;
-        if words == 0 || !fielded && words > SHORT_PAGE_WORDS {
+        if fields.is_empty() && words > SHORT_PAGE_WORDS {
             return None;
         }
         let mut record = Record::default();
