@@ -1,181 +1,497 @@
-//! The review loop as an experiment: do labels of the pairs the model was unsure
-//! of teach it more than as many labels of random pairs?
+//! The review loop as an experiment: do the labels the queue serves first teach
+//! the model more than as many labels of random pairs?
 //!
-//! `cargo bench --bench review_loop` (optionally `-- SHARE BUDGET ROUNDS POOL FROZEN`,
-//! default 0.1, 150, 10, `training-data/web/train.csv`, `training-data/web/test.csv`).
-//! For each round (seed): a model is trained on SHARE of the groups of
-//! `training-data/web/train.csv`; the rest is scored and the pairs routed to
-//! review go into a real review database; a simulated reviewer answers BUDGET
-//! pairs of the queue in the order the page offers them (most uncertain first)
-//! from the known labels, through the store as the page does; the model is
-//! retrained with those labels (`retrain::retrain`, as `twinpage retrain` does),
-//! and again with as many labels of randomly chosen pairs of the rest. All three
-//! are measured on `training-data/web/test.csv`, which none trained on. Rendered
-//! bodies come from the stored renders, so no browser is needed.
+//! `cargo bench --bench review_loop [-- --seeds 5 --share 0.1 --only web]`
+//!
+//! For each dataset and seed, a start model (the default forest, trained as
+//! `twinpage train` trains it) learns from SHARE of the pool's groups of pairs;
+//! the rest of the pool is the stream a reviewer labels, from its known labels:
+//!
+//! - *one round*: the start model scores the stream, the pairs it routes to review
+//!   are queued, and the first N of the queue in each order (`review::order::rank`,
+//!   the order the page and `review export --limit N` serve) are labelled; the
+//!   model is retrained with them (`review::retrain`, as `twinpage retrain` does).
+//!   When the queue holds fewer than N pairs, the rest of the stream follows it
+//!   in the same order.
+//! - *retrained at each budget*: the same, but the model is retrained at every
+//!   budget and the stream scored and ranked again by the new model before more
+//!   labels are taken (a reviewer who retrains when the hint says so).
+//! - *random*: N pairs of the stream drawn at random.
+//!
+//! Every model is measured by F1 at p ≥ 0.5 on a frozen set none trained on: web
+//! pairs `training-data/web/train.csv` → `test.csv` (rendered bodies from the
+//! stored renders, so no browser runs), and the full Walmart-Amazon and Abt-Buy
+//! train → valid splits, which `scripts/er-benchmark.py --only
+//! Structured/Walmart-Amazon Textual/Abt-Buy` writes to `target/er-benchmark/pages`
+//! (those datasets are skipped with that hint when the files are missing).
+//!
+//! The stop hint is checked against the curve: labels are taken one at a time in
+//! the default order until the hint says to retrain; it was right when retraining
+//! there beats the start model and 100 more labels of the same queue would add
+//! less than one F1 point.
+//!
+//! Prints mean ± standard deviation over the seeds; writes every point to
+//! `target/review-loop/curves.csv` for plotting.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use twinpage::model::train::{groups_by_shared_document, part_of, train_on_parts, Part};
-use twinpage::model::{DecisionPolicy, LabelledPairs, Metrics, Model, TrainingInfo, TreeParams};
-use twinpage::pipeline::{labelled_pairs, Batch, Outcome};
+use twinpage::model::train::{self, groups_by_shared_document};
+use twinpage::model::{DecisionPolicy, LabelledPairs, Model, TrainingInfo, KINDS};
+use twinpage::pipeline::{labelled_pairs, Batch};
 use twinpage::render::{RenderOptions, RenderSettings};
+use twinpage::review::hint::{hint, CellRow};
+use twinpage::review::order::{rank, Candidate, Order, DEFAULT_ORDER};
 use twinpage::review::retrain::{self, measure, Frozen};
-use twinpage::review::{intake, ReviewStore, Verdict};
-use twinpage::signals::{names, Layout};
 use twinpage::util::hash::mix64;
+use twinpage::util::params::ParamValues;
+
+/// Label counts at which the curves are measured.
+const BUDGETS: [usize; 5] = [100, 200, 300, 500, 900];
+
+/// The orders compared with random labels.
+const ORDERS: [Order; 3] = [Order::Uncertainty, Order::Committee, Order::Balanced];
+
+/// A pool to label from and a frozen set to measure on.
+struct Dataset {
+    name: &'static str,
+    pool: LabelledPairs,
+    frozen: LabelledPairs,
+    signals: Vec<String>,
+}
+
+/// One dataset and seed: the start share, its model and the stream.
+struct Round<'a> {
+    data: &'a Dataset,
+    seed: u64,
+    start: LabelledPairs,
+    model: Model,
+    /// Pool indices of the stream (the pairs not in the start share).
+    stream: Vec<usize>,
+}
+
+/// One measured point of a curve.
+struct Point {
+    dataset: &'static str,
+    protocol: &'static str,
+    order: &'static str,
+    seed: u64,
+    labels: usize,
+    f1: f64,
+}
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    let share: f64 = args
-        .first()
-        .map_or(0.1, |a| a.parse().expect("SHARE is a number"));
-    let budget: usize = args
-        .get(1)
-        .map_or(150, |a| a.parse().expect("BUDGET is a number"));
-    let rounds: u64 = args
-        .get(2)
-        .map_or(10, |a| a.parse().expect("ROUNDS is a number"));
+    let options = Options::parse();
     let work = tempfile::tempdir().unwrap();
+    let datasets = load_datasets(&options, work.path());
+    let mut points = Vec::new();
+    let mut hints = Vec::new();
+    for data in &datasets {
+        println!(
+            "\n## {}: pool {} pairs, frozen {} pairs, start share {}, {} seeds",
+            data.name,
+            data.pool.len(),
+            data.frozen.len(),
+            options.share,
+            options.seeds
+        );
+        for seed in 1..=options.seeds {
+            let round = Round::new(data, options.share, seed);
+            let started = points.len();
+            round.curves(&mut points);
+            hints.push(round.hint_check());
+            eprintln!(
+                "{} seed {seed}: start {} pairs, queue {} of {} stream pairs, {} points",
+                data.name,
+                round.start.len(),
+                round.queue(&round.model).0.len(),
+                round.stream.len(),
+                points.len() - started
+            );
+        }
+        print_table(data.name, &points);
+    }
+    print_hints(&hints);
+    write_points(&points);
+}
+
+struct Options {
+    seeds: u64,
+    share: f64,
+    only: Option<String>,
+}
+
+impl Options {
+    fn parse() -> Options {
+        let mut options = Options {
+            seeds: 5,
+            share: 0.1,
+            only: None,
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(arg) = args.next() {
+            let mut value = || args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
+            match arg.as_str() {
+                "--seeds" => options.seeds = value().parse().expect("--seeds N"),
+                "--share" => options.share = value().parse().expect("--share S"),
+                "--only" => options.only = Some(value()),
+                _ => {} // cargo bench passes --bench
+            }
+        }
+        options
+    }
+}
+
+fn load_datasets(options: &Options, work: &Path) -> Vec<Dataset> {
     let settings = RenderSettings {
-        cache: work.path().join("cache"),
+        cache: work.join("cache"),
         options: RenderOptions::default(),
         retry_failed: false,
     };
-    let arg = |i: usize, default: &str| PathBuf::from(args.get(i).map_or(default, String::as_str));
-    let train_file = arg(3, "training-data/web/train.csv");
-    let pool =
-        Batch::load(std::slice::from_ref(&train_file), Some(&settings)).expect("train split loads");
-    let (pairs, _) = labelled_pairs(&pool).unwrap();
-    assert_eq!(
-        pairs.labels.len(),
-        pool.pairs().count(),
-        "every training pair is readable"
-    );
-    let test = Batch::load(&[arg(4, "training-data/web/test.csv")], Some(&settings)).unwrap();
-    let (frozen, _) = labelled_pairs(&test).unwrap();
-    let label_of: HashMap<String, bool> = pool
-        .pairs()
-        .map(|p| (p.location(), p.label.unwrap()))
-        .collect();
-    let groups = groups_by_shared_document(&pairs.documents);
-    println!(
-        "{} training pairs, {} frozen test pairs, start share {share}, budget {budget} labels, {rounds} rounds",
-        pairs.labels.len(),
-        frozen.labels.len()
-    );
-    println!("round  start  queue labels   F1 start   F1 +queue   F1 +random   review share start/+queue/+random");
-    let mut sums = [0.0; 3];
-    for seed in 1..=rounds {
-        let small: Vec<bool> = groups
-            .iter()
-            .map(|&g| (mix64(g ^ mix64(seed)) % 1000) as f64 / 1000.0 < share)
-            .collect();
-        let start = select(&pairs, |i| small[i]);
-        let parent = train_start(&start, &groups, &small, seed);
-        // Score the rest; queue what is routed to review.
-        let outcomes: Vec<Option<Outcome>> = (0..pairs.labels.len())
-            .map(|i| {
-                (!small[i]).then(|| {
-                    let judgement = parent.judge(&pairs.vectors[i]);
-                    Outcome {
-                        p_duplicate: judgement.p_duplicate,
-                        spread: judgement.spread,
-                        decision: parent.decide(judgement),
-                        decided_by: "model",
-                        vector: Some(pairs.vectors[i].clone()),
-                    }
-                })
+    let pages = Path::new("target/er-benchmark/pages");
+    let sources: [(&'static str, PathBuf, PathBuf, Option<&RenderSettings>); 3] = [
+        (
+            "web",
+            "training-data/web/train.csv".into(),
+            "training-data/web/test.csv".into(),
+            Some(&settings),
+        ),
+        (
+            "Walmart-Amazon",
+            pages.join("Structured_Walmart-Amazon.train.csv"),
+            pages.join("Structured_Walmart-Amazon.valid.csv"),
+            None,
+        ),
+        (
+            "Abt-Buy",
+            pages.join("Textual_Abt-Buy.train.csv"),
+            pages.join("Textual_Abt-Buy.valid.csv"),
+            None,
+        ),
+    ];
+    sources
+        .into_iter()
+        .filter(|(name, ..)| options.only.as_deref().is_none_or(|o| o == *name))
+        .filter_map(|(name, train, test, rendering)| {
+            if !train.exists() || !test.exists() {
+                eprintln!(
+                    "{name}: {} missing, skipped; `cargo build --release && scripts/er-benchmark.py --only Structured/Walmart-Amazon Textual/Abt-Buy` writes it",
+                    train.display()
+                );
+                return None;
+            }
+            let load = |file: PathBuf| Batch::load(&[file], rendering).expect("pairs load");
+            let pool_batch = load(train);
+            let (pool, _) = labelled_pairs(&pool_batch).unwrap();
+            let (frozen, _) = labelled_pairs(&load(test)).unwrap();
+            Some(Dataset {
+                name,
+                pool,
+                frozen,
+                signals: twinpage::signals::names(pool_batch.layout()),
             })
-            .collect();
-        let db = work.path().join(format!("queue-{seed}.db"));
-        let mut store = ReviewStore::open(&db).unwrap();
-        intake::enqueue_review_pairs(&mut store, &pool, &parent, &outcomes, None).unwrap();
-        let queued = store.pending().unwrap();
-        // The simulated reviewer answers the queue from the top, as far as the budget goes.
-        for &id in queued.iter().take(budget) {
-            let duplicate = label_of[&store.pair(id).unwrap().source];
-            let verdict = if duplicate {
-                Verdict::Duplicate
-            } else {
-                Verdict::Distinct
-            };
-            store.judge(id, "oracle", verdict, "page").unwrap();
-        }
-        let (reviewed, _) =
-            retrain::reviewed_pairs(&store.settled_labels().unwrap(), &parent.signals);
-        let n = reviewed.labels.len();
-        // As many labels of random pairs of the rest.
-        let mut rest: Vec<usize> = (0..pairs.labels.len()).filter(|&i| !small[i]).collect();
-        rest.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
-        let chosen: std::collections::HashSet<usize> = rest.into_iter().take(n).collect();
-        let random = select(&pairs, |i| chosen.contains(&i));
-        let frozen_set = || Frozen::Pairs(frozen.clone());
-        let before = measure(&parent, &frozen);
-        let after = retrain::retrain(&parent, &start, &reviewed, frozen_set(), seed).unwrap();
-        let after_random = retrain::retrain(&parent, &start, &random, frozen_set(), seed).unwrap();
-        let f1 = [before.f1, after.metrics.f1, after_random.metrics.f1];
-        for (s, f) in sums.iter_mut().zip(f1) {
-            *s += f;
-        }
-        println!(
-            "{seed:>5} {:>6} {:>6} {n:>6} {:>10.4} {:>11.4} {:>12.4}   {}",
-            start.labels.len(),
-            queued.len(),
-            f1[0],
-            f1[1],
-            f1[2],
-            [&before, &after.metrics, &after_random.metrics]
-                .map(|m: &Metrics| format!("{:.3}", m.review_share))
-                .join(" / ")
-        );
-    }
-    let r = rounds as f64;
-    println!(
-        " mean                      {:>10.4} {:>11.4} {:>12.4}",
-        sums[0] / r,
-        sums[1] / r,
-        sums[2] / r
-    );
+        })
+        .collect()
 }
 
-/// The pairs `keep` picks.
-fn select(pairs: &LabelledPairs, keep: impl Fn(usize) -> bool) -> LabelledPairs {
+impl<'a> Round<'a> {
+    /// The start share of `data` for `seed`, by group of pairs sharing a document.
+    fn new(data: &'a Dataset, share: f64, seed: u64) -> Round<'a> {
+        let groups = groups_by_shared_document(&data.pool.documents);
+        let in_start: Vec<bool> = groups
+            .iter()
+            .map(|&g| (mix64(g ^ mix64(seed)) % 10_000) as f64 / 10_000.0 < share)
+            .collect();
+        let start = select(&data.pool, (0..data.pool.len()).filter(|&i| in_start[i]));
+        let stream = (0..data.pool.len()).filter(|&i| !in_start[i]).collect();
+        let model = train_start(&start, data.signals.clone(), seed);
+        Round {
+            data,
+            seed,
+            start,
+            model,
+            stream,
+        }
+    }
+
+    /// Every curve of this round, appended to `points`.
+    fn curves(&self, points: &mut Vec<Point>) {
+        let mut add = |protocol, order: &'static str, labels, f1| {
+            points.push(Point {
+                dataset: self.data.name,
+                protocol,
+                order,
+                seed: self.seed,
+                labels,
+                f1,
+            })
+        };
+        let f1_start = measure(&self.model, &self.data.frozen).f1;
+        let mut shuffled = self.stream.clone();
+        shuffled.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(mix64(
+            self.seed,
+        )));
+        for protocol in ["one round", "retrained at each budget"] {
+            add(protocol, "random", 0, f1_start);
+            for &budget in &BUDGETS {
+                add(
+                    protocol,
+                    "random",
+                    budget,
+                    self.retrained(&shuffled[..budget]),
+                );
+            }
+        }
+        for order in ORDERS {
+            let name = order_name(order);
+            let (queue, _) = self.queue(&self.model);
+            let ranked = self.ranked(&self.model, order, &HashSet::new(), &queue);
+            add("one round", name, 0, f1_start);
+            for &budget in &BUDGETS {
+                add("one round", name, budget, self.retrained(&ranked[..budget]));
+            }
+            add("retrained at each budget", name, 0, f1_start);
+            let mut model = self.model.clone();
+            let mut taken: Vec<usize> = Vec::new();
+            for &budget in &BUDGETS {
+                let labelled: HashSet<usize> = taken.iter().copied().collect();
+                let (queue, _) = self.queue(&model);
+                let ranked = self.ranked(&model, order, &labelled, &queue);
+                taken.extend(&ranked[..budget - taken.len()]);
+                let reviewed = select(&self.data.pool, taken.iter().copied());
+                let next = self.retrain(&reviewed);
+                add("retrained at each budget", name, budget, next.metrics.f1);
+                model = next.model;
+            }
+        }
+    }
+
+    /// The stream pairs `model` routes to review, and the others.
+    fn queue(&self, model: &Model) -> (Vec<usize>, Vec<usize>) {
+        self.stream.iter().partition(|&&i| {
+            model.decide(model.judge(&self.data.pool.vectors[i]))
+                == twinpage::model::Decision::Review
+        })
+    }
+
+    /// The unlabelled stream in `order` by `model`: the queue first, then the rest.
+    fn ranked(
+        &self,
+        model: &Model,
+        order: Order,
+        labelled: &HashSet<usize>,
+        queue: &[usize],
+    ) -> Vec<usize> {
+        let queued: HashSet<usize> = queue.iter().copied().collect();
+        let (first, rest): (Vec<usize>, Vec<usize>) = self
+            .stream
+            .iter()
+            .copied()
+            .filter(|i| !labelled.contains(i))
+            .partition(|i| queued.contains(i));
+        let mut out = self.rank_part(model, order, &first);
+        out.extend(self.rank_part(model, order, &rest));
+        out
+    }
+
+    fn rank_part(&self, model: &Model, order: Order, part: &[usize]) -> Vec<usize> {
+        let candidates: Vec<Candidate> = part
+            .iter()
+            .map(|&i| {
+                let vector = &self.data.pool.vectors[i];
+                let judgement = model.judge(vector);
+                Candidate {
+                    id: i as i64,
+                    identity: format!("{:016x}", mix64(i as u64)),
+                    p_duplicate: judgement.p_duplicate,
+                    spread: judgement.spread,
+                    signals: vector.clone(),
+                }
+            })
+            .collect();
+        rank(&candidates, order, self.seed)
+            .into_iter()
+            .map(|(id, _)| id as usize)
+            .collect()
+    }
+
+    /// F1 on the frozen set of the start model retrained with the labels of `pairs`.
+    fn retrained(&self, pairs: &[usize]) -> f64 {
+        let reviewed = select(&self.data.pool, pairs.iter().copied());
+        self.retrain(&reviewed).metrics.f1
+    }
+
+    fn retrain(&self, reviewed: &LabelledPairs) -> retrain::Retrained {
+        let frozen = Frozen::Pairs(self.data.frozen.clone());
+        retrain::retrain(&self.model, &self.start, reviewed, frozen, self.seed)
+            .expect("retraining succeeds")
+    }
+
+    /// Labels one at a time in the default order until the hint says to retrain,
+    /// and judges that moment against the curve.
+    fn hint_check(&self) -> HintCheck {
+        let (queue, _) = self.queue(&self.model);
+        let ranked = self.ranked(&self.model, DEFAULT_ORDER, &HashSet::new(), &queue);
+        let rows: Vec<CellRow> = queue
+            .iter()
+            .map(|&i| {
+                let explanation = self.model.explain(&self.data.pool.vectors[i]);
+                CellRow {
+                    pair_id: i as i64,
+                    cell: (self.model.id.clone(), explanation.cell),
+                    p_duplicate: explanation.p_duplicate,
+                    calibration_pairs: f64::from(explanation.counts.calibration_pairs()),
+                    thresholds: explanation.thresholds,
+                }
+            })
+            .collect();
+        let mut labels = Vec::new();
+        let mut moment = None;
+        for &i in ranked.iter().take(*BUDGETS.last().unwrap()) {
+            labels.push((i as i64, self.data.pool.labels[i]));
+            if hint(&rows, &labels).settled {
+                moment = Some(labels.len());
+                break;
+            }
+        }
+        let f1_at = |n: usize| self.retrained(&ranked[..n.min(ranked.len())]);
+        HintCheck {
+            dataset: self.data.name,
+            moment,
+            f1: moment.map(|m| {
+                (
+                    measure(&self.model, &self.data.frozen).f1,
+                    f1_at(m),
+                    f1_at(m + 100),
+                )
+            }),
+        }
+    }
+}
+
+/// Where the hint said to retrain, and F1 of the start model, retrained there,
+/// and retrained 100 labels later.
+struct HintCheck {
+    dataset: &'static str,
+    moment: Option<usize>,
+    f1: Option<(f64, f64, f64)>,
+}
+
+impl HintCheck {
+    /// Retraining at the moment helps, and waiting 100 more labels adds under a point.
+    fn right(&self) -> bool {
+        self.f1
+            .is_some_and(|(start, now, later)| now > start && later - now < 0.01)
+    }
+}
+
+fn order_name(order: Order) -> &'static str {
+    match order {
+        Order::Uncertainty => "uncertainty",
+        Order::Committee => "committee",
+        Order::Balanced => "balanced",
+        Order::Random => "random",
+    }
+}
+
+/// The pairs of `from` at `indices`.
+fn select(from: &LabelledPairs, indices: impl Iterator<Item = usize>) -> LabelledPairs {
     let mut out = LabelledPairs::default();
-    for i in (0..pairs.len()).filter(|&i| keep(i)) {
-        out.push_from(pairs, i);
+    for i in indices {
+        out.push_from(from, i);
     }
     out
 }
 
-/// The starting model: trained like `twinpage train` on the small share, split
-/// by the groups of the whole pool.
-fn train_start(start: &LabelledPairs, groups: &[u64], small: &[bool], seed: u64) -> Model {
-    let parts: Vec<Part> = groups
-        .iter()
-        .zip(small)
-        .filter(|(_, &s)| s)
-        .map(|(&g, _)| part_of(g, seed))
-        .collect();
-    let learner = TreeParams::default().check().expect("default parameters");
-    let policy = DecisionPolicy::new(0.95).expect("a valid target");
-    let trained =
-        train_on_parts(start, &parts, &learner, &policy, seed).expect("the start share trains");
+/// The start model: the default estimator, trained as `twinpage train` trains.
+fn train_start(start: &LabelledPairs, signals: Vec<String>, seed: u64) -> Model {
+    let learner = (KINDS[0].learner)(&ParamValues::default()).expect("default parameters");
+    let policy = DecisionPolicy::default();
+    let trained = train::train(start, learner.as_ref(), &policy, seed).expect("the start trains");
     let info = TrainingInfo {
         pairs: start.len(),
         ..TrainingInfo::default()
     };
-    Model::new(
-        names(Layout::FetchedAndRendered),
-        policy,
-        seed,
-        info,
-        trained,
-        None,
-    )
+    Model::new(signals, policy, seed, info, trained, None)
+}
+
+/// Mean and standard deviation (n - 1) of `values`.
+fn mean_sd(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (mean, var.sqrt())
+}
+
+fn print_table(dataset: &str, points: &[Point]) {
+    let f1s = |protocol: &str, order: &str, labels: usize| -> Vec<f64> {
+        points
+            .iter()
+            .filter(|p| {
+                p.dataset == dataset
+                    && p.protocol == protocol
+                    && p.order == order
+                    && p.labels == labels
+            })
+            .map(|p| p.f1)
+            .collect()
+    };
+    let orders: Vec<&str> = std::iter::once("random")
+        .chain(ORDERS.map(order_name))
+        .collect();
+    for protocol in ["one round", "retrained at each budget"] {
+        println!("\n{dataset}, {protocol}: F1 at p >= 0.5 on the frozen set, mean ± sd (points vs random)\n");
+        println!("| labels | {} |", orders.join(" | "));
+        println!("|---|{}", "---|".repeat(orders.len()));
+        for labels in std::iter::once(0).chain(BUDGETS) {
+            let (random, _) = mean_sd(&f1s(protocol, "random", labels));
+            let cells: Vec<String> = orders
+                .iter()
+                .map(|order| {
+                    let (mean, sd) = mean_sd(&f1s(protocol, order, labels));
+                    if *order == "random" {
+                        format!("{mean:.3} ± {sd:.3}")
+                    } else {
+                        format!("{mean:.3} ± {sd:.3} ({:+.1})", 100.0 * (mean - random))
+                    }
+                })
+                .collect();
+            println!("| {labels} | {} |", cells.join(" | "));
+        }
+    }
+}
+
+fn print_hints(hints: &[HintCheck]) {
+    println!("\n## The stop hint against the curve (default order, one round)\n");
+    println!("| dataset | retrain said at (labels) | F1 start → there → 100 later | right |");
+    println!("|---|---|---|---|");
+    for h in hints {
+        let at = h.moment.map_or("never".to_string(), |m| m.to_string());
+        let f1 = h.f1.map_or("—".to_string(), |(s, n, l)| {
+            format!("{s:.3} → {n:.3} → {l:.3}")
+        });
+        println!("| {} | {at} | {f1} | {} |", h.dataset, h.right());
+    }
+    let right = hints.iter().filter(|h| h.right()).count();
+    println!("\nright {right} of {} times", hints.len());
+}
+
+fn write_points(points: &[Point]) {
+    let dir = Path::new("target/review-loop");
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join("curves.csv");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(out, "dataset,protocol,order,seed,labels,f1").unwrap();
+    for p in points {
+        writeln!(
+            out,
+            "{},{},{},{},{},{:.4}",
+            p.dataset, p.protocol, p.order, p.seed, p.labels, p.f1
+        )
+        .unwrap();
+    }
+    println!("\nevery point: {}", path.display());
 }

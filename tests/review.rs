@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde_json::{json, Value};
+use twinpage::review::order::{Order, QueueOrder};
 use twinpage::review::{QueuedPair, ReviewServer, ReviewStore, StoredDocument, Verdict};
 use twinpage::signals::{names, Layout};
 
@@ -57,6 +58,14 @@ fn pair(i: usize, p: f64, body_a: &str) -> QueuedPair {
     }
 }
 
+/// The order these tests were written for: confidence nearest 0.5 first.
+fn most_uncertain_first() -> QueueOrder {
+    QueueOrder {
+        order: Order::Uncertainty,
+        seed: 0,
+    }
+}
+
 fn queue_of(db: &Path, pairs: &[QueuedPair]) {
     ReviewStore::open(db).unwrap().enqueue(pairs).unwrap();
 }
@@ -94,10 +103,19 @@ fn most_uncertain_first_conflicts_and_majority() {
             pair(2, 0.7, "<p>z</p>"),
         ])
         .unwrap();
-    assert_eq!(store.pending().unwrap(), vec![2, 3, 1]);
-    assert_eq!(store.next("ann").unwrap().unwrap().id, 2);
+    let ranked = store.ranked(most_uncertain_first()).unwrap();
+    let pending: Vec<i64> = store
+        .pending(&ranked)
+        .unwrap()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(pending, vec![2, 3, 1]);
+    assert_eq!(store.next("ann", &ranked).unwrap().unwrap().id, 2);
     // Bob does not get the pair Ann holds.
-    assert_eq!(store.next("bob").unwrap().unwrap().id, 3);
+    assert_eq!(store.next("bob", &ranked).unwrap().unwrap().id, 3);
+    // Ann reloading the page finds the pair she holds again.
+    assert_eq!(store.next("ann", &ranked).unwrap().unwrap().id, 2);
     store.judge(2, "ann", Verdict::Duplicate, "page").unwrap();
     store.judge(2, "bob", Verdict::Distinct, "page").unwrap();
     assert_eq!(store.progress("ann").unwrap().conflicts, vec![2]);
@@ -133,6 +151,101 @@ fn review_all(base: &str, reviewer: &str) -> Vec<i64> {
     }
 }
 
+/// A queue whose pairs differ in confidence, disagreement and signals: each order ranks it differently.
+fn varied_queue(n: usize) -> Vec<QueuedPair> {
+    (0..n)
+        .map(|i| {
+            let p = ((i * 37) % 100) as f64 / 100.0;
+            let mut q = pair(i, p, &format!("<p>varied {i}</p>"));
+            for (k, x) in q.signals.iter_mut().enumerate() {
+                *x = ((i * (k + 3)) % 11) as f64 / 10.0;
+            }
+            let spread = ((i * 13) % 40) as f64 / 100.0;
+            q.explanation.committee = Some(
+                serde_json::from_value(json!({
+                    "trees": 50, "duplicate_votes": 25, "mean": p, "spread": spread
+                }))
+                .unwrap(),
+            );
+            q
+        })
+        .collect()
+}
+
+#[test]
+fn export_limit_gives_the_pairs_the_page_serves_in_the_same_order() {
+    let (dir, db) = temp_db("export-order");
+    queue_of(&db, &varied_queue(40));
+    let orders = [
+        ("balanced", Order::Balanced),
+        ("committee", Order::Committee),
+        ("uncertainty", Order::Uncertainty),
+        ("random", Order::Random),
+    ];
+    let mut firsts = Vec::new();
+    for (order, queue_order) in orders {
+        let out = dir.path().join(format!("{order}.csv"));
+        assert_cmd::Command::cargo_bin("twinpage")
+            .unwrap()
+            .args(["review", "export", "--db"])
+            .arg(&db)
+            .arg("--out")
+            .arg(&out)
+            .args(["--limit", "12", "--order", order, "--seed", "5"])
+            .assert()
+            .success();
+        let mut reader = csv::Reader::from_path(&out).unwrap();
+        let headers = reader.headers().unwrap().clone();
+        let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
+        let (id_at, reason_at) = (column("pair_id"), column("reason"));
+        let exported: Vec<(i64, String)> = reader
+            .records()
+            .map(|r| {
+                let r = r.unwrap();
+                (r[id_at].parse().unwrap(), r[reason_at].to_string())
+            })
+            .collect();
+        assert_eq!(exported.len(), 12, "{order}: --limit");
+        // A fresh copy of the queue, served by the page in the same order.
+        let served_db = dir.path().join(format!("{order}.db"));
+        std::fs::copy(&db, &served_db).unwrap();
+        let queue_order = QueueOrder {
+            order: queue_order,
+            seed: 5,
+        };
+        let server = ReviewServer::start(served_db, 0, queue_order).unwrap();
+        let mut served = Vec::new();
+        for _ in 0..12 {
+            let next: Value = ureq::post(format!("{}api/next", server.url()))
+                .send_json(json!({ "reviewer": "ann" }))
+                .unwrap()
+                .body_mut()
+                .read_json()
+                .unwrap();
+            let id = next["pair"]["id"].as_i64().unwrap();
+            served.push((id, next["pair"]["reason"].as_str().unwrap().to_string()));
+            ureq::post(format!("{}api/verdict", server.url()))
+                .send_json(json!({"pair_id": id, "reviewer": "ann", "verdict": "distinct"}))
+                .unwrap();
+        }
+        server.stop().unwrap();
+        assert_eq!(
+            served, exported,
+            "{order}: the page serves what the export wrote"
+        );
+        firsts.push(exported);
+    }
+    assert_eq!(
+        firsts[0][9].1, "random",
+        "one balanced pair in ten is random"
+    );
+    let distinct: HashSet<Vec<i64>> = firsts
+        .iter()
+        .map(|f| f.iter().map(|(id, _)| *id).collect())
+        .collect();
+    assert_eq!(distinct.len(), 4, "each order its own queue: {firsts:?}");
+}
+
 #[test]
 fn many_concurrent_reviewers_lose_and_double_no_label() {
     let (_dir, db) = temp_db("concurrent");
@@ -140,7 +253,7 @@ fn many_concurrent_reviewers_lose_and_double_no_label() {
         .map(|i| pair(i, (i % 10) as f64 / 10.0, &format!("<p>doc {i}</p>")))
         .collect();
     queue_of(&db, &pairs);
-    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let server = ReviewServer::start(db.clone(), 0, QueueOrder::default()).unwrap();
     let base = Arc::new(server.url());
     let reviewers: Vec<_> = (0..8)
         .map(|r| {
@@ -190,7 +303,7 @@ fn many_concurrent_reviewers_lose_and_double_no_label() {
 fn the_api_refuses_forms_other_origins_and_other_hosts() {
     let (_dir, db) = temp_db("guard");
     queue_of(&db, &[pair(0, 0.5, "<p>a</p>")]);
-    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let server = ReviewServer::start(db.clone(), 0, most_uncertain_first()).unwrap();
     let url = format!("{}api/verdict", server.url());
     let body = r#"{"pair_id":1,"reviewer":"evil","verdict":"duplicate"}"#;
     let status = |request: ureq::RequestBuilder<ureq::typestate::WithBody>| match request
@@ -245,7 +358,7 @@ fn raw_exchange(server: &ReviewServer, request: &str) -> (u16, String) {
 fn leases_are_posts_from_the_page_only_and_refusals_carry_the_headers() {
     let (_dir, db) = temp_db("lease");
     queue_of(&db, &[pair(0, 0.5, "<p>a</p>"), pair(1, 0.5, "<p>b</p>")]);
-    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let server = ReviewServer::start(db.clone(), 0, most_uncertain_first()).unwrap();
     let base = server.url();
     let lease = r#"{"reviewer":"mallory"}"#;
     let status = |request: ureq::RequestBuilder<ureq::typestate::WithBody>| {
@@ -324,7 +437,7 @@ fn silent_connections_are_dropped_and_the_page_still_answers() {
     use std::io::Read;
     let (_dir, db) = temp_db("silent");
     queue_of(&db, &[pair(0, 0.5, "<p>a</p>")]);
-    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let server = ReviewServer::start(db.clone(), 0, most_uncertain_first()).unwrap();
     let address = server.url();
     let authority = address
         .trim_start_matches("http://")
@@ -441,7 +554,7 @@ fn a_reviewer_labels_with_the_keyboard_undoes_and_labels_again() {
             pair(2, 0.8, "<p>third</p>"),
         ],
     );
-    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let server = ReviewServer::start(db.clone(), 0, most_uncertain_first()).unwrap();
     let browser = browser();
     let tab = open_page_as_alice(&browser, &server);
     let sandbox = tab
@@ -476,6 +589,16 @@ fn a_reviewer_labels_with_the_keyboard_undoes_and_labels_again() {
             .unwrap()
             .starts_with("leaf 1: training 3 duplicate / 2 distinct, calibration 2 duplicate"),
         "the stored explanation is shown: {why}"
+    );
+    let reason = tab
+        .evaluate("document.getElementById('reason').textContent", false)
+        .unwrap()
+        .value
+        .unwrap();
+    assert_eq!(
+        reason,
+        json!("Served now because the model's confidence is near 0.5."),
+        "the page says why the pair was chosen"
     );
     tab.press_key("d").unwrap();
     wait_for_pair(&tab, "2");
@@ -534,7 +657,7 @@ fn a_script_in_a_reviewed_page_cannot_post_a_label() {
     let hostile = pair(0, 0.5, HOSTILE);
     let hash = hostile.a.hash.clone();
     queue_of(&db, &[hostile]);
-    let server = ReviewServer::start(db.clone(), 0).unwrap();
+    let server = ReviewServer::start(db.clone(), 0, most_uncertain_first()).unwrap();
     let browser = browser();
     let tab = open_page_as_alice(&browser, &server);
     // The frame is there and pointing at the hostile body.

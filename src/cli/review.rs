@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use twinpage::review::order::{Order, QueueOrder, DEFAULT_ORDER};
 use twinpage::review::{exchange, ReviewServer, ReviewStore};
 
 /// Serve the review page for a queue made by `score --review-db`; or move its
@@ -19,17 +20,47 @@ pub struct Args {
     /// Port on 127.0.0.1 (0: any free port).
     #[arg(long, default_value_t = 8410)]
     port: u16,
+    #[command(flatten)]
+    order: OrderArgs,
+}
+
+/// Which pair comes next (see the README's *The review loop*).
+#[derive(clap::Args)]
+struct OrderArgs {
+    /// The queue's order: `balanced` serves informative pairs (uncertain, or the
+    /// trees disagree) alternately from likely duplicates and likely distinct
+    /// pairs, spread over clusters of similar pairs, one in ten at random.
+    #[arg(long, value_enum, default_value_t = DEFAULT_ORDER)]
+    order: Order,
+    /// Seed of the order's random choices (the same seed, the same order).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+impl OrderArgs {
+    fn queue_order(&self) -> QueueOrder {
+        QueueOrder {
+            order: self.order,
+            seed: self.seed,
+        }
+    }
 }
 
 #[derive(clap::Subcommand)]
 enum Action {
-    /// Write the pairs nobody has labelled yet as a pair file (with pair_id), and their documents beside it.
+    /// Write the pairs nobody has labelled yet as a pair file (with pair_id), in the
+    /// order the page serves them, and their documents beside it.
     Export {
         #[arg(long, value_name = "FILE")]
         db: PathBuf,
         /// The pair file; documents go to a folder of the same name ending in .docs.
         #[arg(long, value_name = "queue.csv")]
         out: PathBuf,
+        /// Only the next N pairs.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        #[command(flatten)]
+        order: OrderArgs,
     },
     /// Record labels given elsewhere: CSV with pair_id,label[,reviewer]; all rows or none.
     Import {
@@ -45,8 +76,14 @@ enum Action {
 
 pub fn run(args: Args) -> Result<()> {
     match args.action {
-        Some(Action::Export { db, out }) => {
-            let n = exchange::export(&ReviewStore::open_existing(&db)?, &out)?;
+        Some(Action::Export {
+            db,
+            out,
+            limit,
+            order,
+        }) => {
+            let store = ReviewStore::open_existing(&db)?;
+            let n = exchange::export(&store, &out, order.queue_order(), limit)?;
             println!(
                 "wrote {n} pending pair(s) to {} (documents in {})",
                 out.display(),
@@ -63,12 +100,16 @@ pub fn run(args: Args) -> Result<()> {
             println!("recorded {n} label(s) from {}", labels.display());
             Ok(())
         }
-        None => serve(args.db.expect("clap requires --db"), args.port),
+        None => serve(
+            args.db.expect("clap requires --db"),
+            args.port,
+            args.order.queue_order(),
+        ),
     }
 }
 
-fn serve(db: PathBuf, port: u16) -> Result<()> {
-    let server = ReviewServer::start(db.clone(), port)?;
+fn serve(db: PathBuf, port: u16, order: QueueOrder) -> Result<()> {
+    let server = ReviewServer::start(db.clone(), port, order)?;
     let progress = ReviewStore::connect(&db)?.progress("")?;
     println!("review page: {}", server.url());
     println!(

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use super::order::QueueOrder;
 use super::store::{ReviewStore, Verdict};
 use crate::document::pairs::{PairWriter, SideColumns, DOCUMENT_COLUMNS};
 use crate::document::rows::RowReader;
@@ -16,17 +17,24 @@ use crate::util::write_atomically;
 
 /// Columns the export writes after the pair columns; pass-through columns of
 /// these names (and `label`: the export is what is left to label) are dropped.
-const EXPORT_COLUMNS: [&str; 4] = ["pair_id", "p_duplicate", "model_id", "source"];
+const EXPORT_COLUMNS: [&str; 5] = ["pair_id", "p_duplicate", "model_id", "source", "reason"];
 
 /// The folder the documents of an export go to: `queue.csv` → `queue.docs/`.
 pub fn documents_folder(out: &Path) -> PathBuf {
     out.with_extension("docs")
 }
 
-/// Writes the pending pairs to `out` (a pair file) and their documents to
+/// Writes the pending pairs to `out` (a pair file) in `order`, as the review page
+/// would serve them (the first `limit` when given), with their documents in
 /// [`documents_folder`]; returns how many pairs.
-pub fn export(store: &ReviewStore, out: &Path) -> Result<usize> {
-    let ids = store.pending()?;
+pub fn export(
+    store: &ReviewStore,
+    out: &Path,
+    order: QueueOrder,
+    limit: Option<usize>,
+) -> Result<usize> {
+    let mut ids = store.pending(&store.ranked(order)?)?;
+    ids.truncate(limit.unwrap_or(usize::MAX));
     let folder = documents_folder(out);
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("cannot create {}", folder.display()))?;
@@ -36,7 +44,11 @@ pub fn export(store: &ReviewStore, out: &Path) -> Result<usize> {
         .unwrap_or_default();
     let pairs = ids
         .iter()
-        .map(|&id| store.pair(id))
+        .map(|&(id, reason)| {
+            let mut pair = store.pair(id)?;
+            pair.reason = Some(reason);
+            Ok(pair)
+        })
         .collect::<Result<Vec<_>>>()?;
     // Passthrough columns: every extra column any pair had, in first-seen order.
     let mut extra: Vec<String> = Vec::new();
@@ -67,6 +79,8 @@ pub fn export(store: &ReviewStore, out: &Path) -> Result<usize> {
             format!("{:.4}", pair.p_duplicate),
             pair.model_id.clone(),
             pair.source.clone(),
+            pair.reason
+                .map_or_else(String::new, |r| r.name().to_string()),
         ];
         values.extend(
             extra

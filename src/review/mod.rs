@@ -2,15 +2,17 @@
 //! people, and their labels train the next model.
 //!
 //! [`intake`] turns a scored batch into queued pairs, [`store`] is the queue
-//! (SQLite), [`server`] and `page/` are the review page ([`diff`] marks what
-//! differs between the two texts), [`exchange`] moves pairs and labels in and out
-//! as files, [`hint`] says when more labels stop changing the model much, and
-//! [`retrain`] trains the next model with the settled labels.
+//! (SQLite), [`order`] says which queued pair is served next, [`server`] and
+//! `page/` are the review page ([`diff`] marks what differs between the two
+//! texts), [`exchange`] moves pairs and labels in and out as files, [`hint`]
+//! says when more labels stop changing the model much, and [`retrain`] trains
+//! the next model with the settled labels.
 
 pub mod diff;
 pub mod exchange;
 pub mod hint;
 pub mod intake;
+pub mod order;
 pub mod retrain;
 pub mod server;
 pub mod store;

@@ -12,7 +12,7 @@
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -27,6 +27,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::diff::word_diff;
+use super::order::{QueueOrder, Reason};
 use super::store::{ReviewStore, Verdict};
 use crate::render::StoredRender;
 
@@ -45,8 +46,17 @@ const INDEX_HTML: &str = include_str!("page/index.html");
 const APP_JS: &str = include_str!("page/app.js");
 const APP_CSS: &str = include_str!("page/app.css");
 
+/// The queue's pair ids in serving order, each with why it is there; shared
+/// between requests until the queue changes.
+type Ranking = Arc<Vec<(i64, Reason)>>;
+
 struct App {
     db: PathBuf,
+    /// The order the queue is served in.
+    order: QueueOrder,
+    /// The queue ranked in that order, and the queue version it was ranked at:
+    /// ranking reads every queued pair, so it is done again only when the queue changes.
+    ranked: Mutex<Option<(String, Ranking)>>,
     /// The `Host` values this server answers to.
     hosts: [String; 2],
     /// The origins its own page has.
@@ -64,8 +74,8 @@ pub struct ReviewServer {
 
 impl ReviewServer {
     /// Brings the database's schema up to date and serves it on 127.0.0.1:`port`
-    /// (0: any free port) from a thread of its own.
-    pub fn start(db: PathBuf, port: u16) -> Result<ReviewServer> {
+    /// (0: any free port) from a thread of its own, the queue in `order`.
+    pub fn start(db: PathBuf, port: u16, order: QueueOrder) -> Result<ReviewServer> {
         ReviewStore::open_existing(&db)?;
         let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
             .with_context(|| format!("cannot listen on 127.0.0.1:{port}; try another --port"))?;
@@ -80,6 +90,8 @@ impl ReviewServer {
             HeaderValue::from_str(&format!("{DOCUMENT_POLICY} {}", origins.join(" ")))?;
         let app = Arc::new(App {
             db,
+            order,
+            ranked: Mutex::new(None),
             hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
             origins,
             document_policy,
@@ -287,18 +299,37 @@ fn reviewer(raw: &str) -> Result<String, Failure> {
     Ok(name.to_string())
 }
 
-/// The pair, its texts' differences, where the queue stands and the hint.
+impl App {
+    /// The queue in the server's order, ranked again only if the queue changed.
+    fn ranked(&self, store: &ReviewStore) -> Result<Ranking> {
+        let version = store.queue_version()?;
+        let mut cached = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, ranked)) = cached.as_ref() {
+            if *at == version {
+                return Ok(ranked.clone());
+            }
+        }
+        let ranked = Arc::new(store.ranked(self.order)?);
+        *cached = Some((version, ranked.clone()));
+        Ok(ranked)
+    }
+}
+
+/// The pair (with why the queue put it where it is), its texts' differences,
+/// where the queue stands and the hint.
 fn pair_response(
     store: &mut ReviewStore,
     id: Option<i64>,
     who: &str,
+    ranked: &[(i64, Reason)],
 ) -> Result<serde_json::Value, Failure> {
     let progress = store.progress(who)?;
     let hint = store.hint()?;
     let Some(id) = id else {
         return Ok(json!({ "pair": null, "progress": progress, "hint": hint }));
     };
-    let pair = store.pair(id)?;
+    let mut pair = store.pair(id)?;
+    pair.reason = ranked.iter().find(|(i, _)| *i == id).map(|(_, r)| *r);
     let summary = |hash: &str| -> Result<_, Failure> {
         store
             .document_summary(hash)?
@@ -321,9 +352,10 @@ fn pair_response(
 /// Leases the next pair to the reviewer: a POST, since it changes the queue.
 async fn next(State(app): State<Arc<App>>, Json(who): Json<Who>) -> Result<Response, Failure> {
     let who = reviewer(&who.reviewer)?;
-    let body = with_store(&app, move |store| {
-        let id = store.next(&who)?.map(|p| p.id);
-        pair_response(store, id, &who)
+    let body = with_store(&app.clone(), move |store| {
+        let ranked = app.ranked(store)?;
+        let id = store.next(&who, &ranked)?.map(|p| p.id);
+        pair_response(store, id, &who, &ranked)
     })
     .await?;
     Ok(Json(body).into_response())
@@ -336,11 +368,11 @@ async fn open_pair(
     Json(who): Json<Who>,
 ) -> Result<Response, Failure> {
     let who = reviewer(&who.reviewer)?;
-    let body = with_store(&app, move |store| {
+    let body = with_store(&app.clone(), move |store| {
         if store.open_pair(id, &who)?.is_none() {
             return Err(Failure(StatusCode::NOT_FOUND, format!("no pair {id}")));
         }
-        pair_response(store, Some(id), &who)
+        pair_response(store, Some(id), &who, &app.ranked(store)?)
     })
     .await?;
     Ok(Json(body).into_response())
@@ -351,7 +383,7 @@ async fn progress(
     Query(who): Query<Who>,
 ) -> Result<Response, Failure> {
     let who = reviewer(&who.reviewer)?;
-    let body = with_store(&app, move |store| pair_response(store, None, &who)).await?;
+    let body = with_store(&app, move |store| pair_response(store, None, &who, &[])).await?;
     Ok(Json(body).into_response())
 }
 

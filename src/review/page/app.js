@@ -96,8 +96,17 @@ function side(figure, label, url, hash, docs) {
   showView(choices[0][0]);
 }
 
+// Why the queue served this pair now (the order's reason), in words.
+const REASONS = {
+  "uncertain": "Served now because the model's confidence is near 0.5.",
+  "trees-disagree": "Served now because the forest's trees disagree on it.",
+  "diversity": "Served now for diversity: it stands for a group of similar pairs no earlier pair covered.",
+  "random": "Served now at random: one pair in ten is, so the queue also checks what the model is sure of.",
+};
+
 function showExplanation(pair) {
   const e = pair.explanation;
+  $("reason").textContent = REASONS[pair.reason] || "";
   const path = $("path");
   path.replaceChildren();
   const head = el("tr");

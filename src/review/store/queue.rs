@@ -2,7 +2,7 @@
 //! *lease* under which a pair is handed out, taken in an `IMMEDIATE`
 //! transaction so that two reviewers never hold the same pair at once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
@@ -13,6 +13,7 @@ use super::labels::Verdict;
 use super::{json_column, lease, now_ms, pair_exists, ReviewStore};
 use crate::model::Explanation;
 use crate::review::hint::{hint, CellRow, Hint};
+use crate::review::order::{rank, Candidate, QueueOrder, Reason};
 
 /// One pair routed to review, with everything needed to judge and retrain on it.
 #[derive(Debug, Clone)]
@@ -72,6 +73,8 @@ pub struct PairView {
     pub explanation: Explanation,
     /// Active labels (reviewer, verdict), unsure included.
     pub labels: Vec<(String, Verdict)>,
+    /// Why the queue order put the pair where it is (set by whoever served it).
+    pub reason: Option<Reason>,
 }
 
 impl ReviewStore {
@@ -133,29 +136,40 @@ impl ReviewStore {
         Ok(added)
     }
 
-    /// Hands `reviewer` the most uncertain pair nobody has labelled, that this
-    /// reviewer has not skipped and no other reviewer holds; the pair is leased to
-    /// them. A pair they already hold comes first (a reloaded page finds it again).
-    pub fn next(&mut self, reviewer: &str) -> Result<Option<PairView>> {
+    /// Hands `reviewer` the first pair of `ranked` (the queue in its order) that
+    /// nobody has labelled, that this reviewer has not skipped and no other
+    /// reviewer holds; the pair is leased to them. A pair they already hold comes
+    /// first (a reloaded page finds it again).
+    pub fn next(&mut self, reviewer: &str, ranked: &[(i64, Reason)]) -> Result<Option<PairView>> {
         let now = now_ms();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let id: Option<i64> = tx
+        let held: Option<i64> = tx
             .query_row(
-                "SELECT p.id FROM pairs p
-                 LEFT JOIN leases l ON l.pair_id = p.id AND l.until > ?2
-                 WHERE NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.pair_id = p.id
+                "SELECT l.pair_id FROM leases l WHERE l.reviewer = ?1 AND l.until > ?2
+                   AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.pair_id = l.pair_id
                                    AND v.undone_at IS NULL AND v.verdict <> 'skip')
-                   AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.pair_id = p.id
-                                   AND v.reviewer = ?1 AND v.undone_at IS NULL AND v.verdict = 'skip')
-                   AND (l.reviewer IS NULL OR l.reviewer = ?1)
-                 ORDER BY (l.reviewer IS NULL), abs(p.p_duplicate - 0.5), p.identity
-                 LIMIT 1",
+                 ORDER BY l.until DESC LIMIT 1",
                 params![reviewer, now],
                 |r| r.get(0),
             )
             .optional()?;
+        let unavailable: HashSet<i64> = {
+            let mut stmt = tx.prepare_cached(
+                "SELECT pair_id FROM verdicts WHERE undone_at IS NULL
+                   AND (verdict <> 'skip' OR reviewer = ?1)
+                 UNION SELECT pair_id FROM leases WHERE reviewer <> ?1 AND until > ?2",
+            )?;
+            let ids = stmt.query_map(params![reviewer, now], |r| r.get(0))?;
+            ids.collect::<rusqlite::Result<_>>()?
+        };
+        let id = held.filter(|id| !unavailable.contains(id)).or_else(|| {
+            ranked
+                .iter()
+                .map(|&(id, _)| id)
+                .find(|id| !unavailable.contains(id))
+        });
         if let Some(id) = id {
             lease(&tx, id, reviewer, now)?;
         }
@@ -210,6 +224,7 @@ impl ReviewStore {
                     model_id: r.get(11)?,
                     explanation: json_column(r, 12)?,
                     labels: Vec::new(),
+                    reason: None,
                 })
             },
         )?;
@@ -217,16 +232,55 @@ impl ReviewStore {
         Ok(view)
     }
 
-    /// Ids of the pairs nobody has labelled yet, most uncertain first.
-    pub fn pending(&self) -> Result<Vec<i64>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT p.id FROM pairs p
-             WHERE NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.pair_id = p.id
-                               AND v.undone_at IS NULL AND v.verdict <> 'skip')
-             ORDER BY abs(p.p_duplicate - 0.5), p.identity",
+    /// The pairs of `ranked` (the queue in its order) nobody has labelled yet.
+    pub fn pending(&self, ranked: &[(i64, Reason)]) -> Result<Vec<(i64, Reason)>> {
+        let labelled: HashSet<i64> = {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT pair_id FROM verdicts WHERE undone_at IS NULL AND verdict <> 'skip'",
+            )?;
+            let ids = stmt.query_map([], |r| r.get(0))?;
+            ids.collect::<rusqlite::Result<_>>()?
+        };
+        Ok(ranked
+            .iter()
+            .copied()
+            .filter(|(id, _)| !labelled.contains(id))
+            .collect())
+    }
+
+    /// Every queued pair, labelled or not, in `order`.
+    pub fn ranked(&self, order: QueueOrder) -> Result<Vec<(i64, Reason)>> {
+        Ok(rank(&self.candidates()?, order.order, order.seed))
+    }
+
+    /// Every queued pair, labelled or not, as the queue order sees it.
+    pub fn candidates(&self) -> Result<Vec<Candidate>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, identity, p_duplicate,
+                    coalesce(json_extract(explanation, '$.committee.spread'), 0.0), signals
+             FROM pairs ORDER BY id",
         )?;
-        let ids = stmt.query_map([], |r| r.get(0))?;
-        Ok(ids.collect::<rusqlite::Result<_>>()?)
+        let rows = stmt.query_map([], |r| {
+            Ok(Candidate {
+                id: r.get(0)?,
+                identity: r.get(1)?,
+                p_duplicate: r.get(2)?,
+                spread: r.get(3)?,
+                signals: json_column(r, 4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Changes whenever a pair is queued or scored again: an order ranked at one
+    /// version holds until the next.
+    pub fn queue_version(&self) -> Result<String> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(scored_at), 0)
+             FROM pairs",
+            [],
+            |r| r.get(0),
+        )?)
     }
 
     /// Whether a pair id exists.
