@@ -418,7 +418,9 @@ fn a_model_for_other_signals_is_refused() {
 
 #[test]
 fn every_command_has_help() {
-    for cmd in ["train", "score", "signals", "evaluate", "explain", "render"] {
+    for cmd in [
+        "train", "score", "signals", "evaluate", "explain", "render", "report",
+    ] {
         let text = stdout_of(twinpage().args([cmd, "--help"]));
         assert!(text.contains("--pairs"), "{cmd}: {text}");
     }

@@ -160,8 +160,8 @@ pub struct Figures {
 
 /// Mistakes kept in [`Figures`].
 pub const MISTAKES: usize = 20;
-/// Levels of a single tree kept for drawing.
-pub const TREE_LEVELS: usize = 4;
+/// Levels of splits of a single tree kept for drawing.
+pub const TREE_LEVELS: usize = 3;
 
 impl Figures {
     /// The figures of `model` on a scored batch (`outcomes` in [`Batch::pairs`] order).
