@@ -150,6 +150,8 @@ pub struct Figures {
     pub at_distinct_threshold: CurvePoint,
     pub reliability: Vec<ReliabilityBin>,
     pub trade_off: Vec<TradeOffPoint>,
+    /// The same with no spread limit: what the precision target alone does.
+    pub trade_off_without_spread_limit: Vec<TradeOffPoint>,
     /// Most confident first.
     pub mistakes: Vec<Mistake>,
     pub importance: Vec<crate::model::SignalImportance>,
@@ -231,7 +233,8 @@ impl Figures {
             at_distinct_threshold: operating_point(&scored, model.thresholds.distinct, true),
             curves,
             reliability: reliability(&overall),
-            trade_off: trade_off(model, &scored),
+            trade_off: trade_off(&scored, model.thresholds.max_spread),
+            trade_off_without_spread_limit: trade_off(&scored, 1.0),
             overall,
             mistakes,
             importance: model.importance.clone(),
@@ -350,12 +353,12 @@ pub fn targets() -> impl Iterator<Item = f64> {
 }
 
 /// For each precision target, the thresholds training's rule
-/// ([`Thresholds::choose`], with the model's spread limit) picks on these very
-/// pairs, and what the pairs get with them: the precision of the automatic
+/// ([`Thresholds::choose`], with the spread limit `max_spread`: the model's, or
+/// 1 for none) picks on these very pairs, and what the pairs get with them: the precision of the automatic
 /// decisions and the share sent to review. The model's own thresholds were
 /// chosen on its calibration pairs, so it sits near, not on, this curve; a pair
 /// the screen decided (identical bodies) keeps its decision whatever the target.
-pub fn trade_off(model: &Model, scored: &[Scored]) -> Vec<TradeOffPoint> {
+pub fn trade_off(scored: &[Scored], max_spread: f64) -> Vec<TradeOffPoint> {
     let judged: Vec<(Judgement, bool)> = scored
         .iter()
         .filter(|s| !s.screened)
@@ -370,7 +373,7 @@ pub fn trade_off(model: &Model, scored: &[Scored]) -> Vec<TradeOffPoint> {
     targets()
         .filter_map(|target| {
             let policy = DecisionPolicy::new(target)
-                .and_then(|p| p.with_max_spread(model.thresholds.max_spread))
+                .and_then(|p| p.with_max_spread(max_spread))
                 .ok()?;
             let thresholds = Thresholds::choose(&judged, &policy);
             let (mut right, mut decided) = (0usize, 0usize);
@@ -587,14 +590,12 @@ mod tests {
 
     #[test]
     fn a_stricter_target_sends_more_to_review() {
-        let model =
-            crate::model::Model::from_json(include_str!("../../models/default.json")).unwrap();
         // 20 duplicates at 0.9 with one distinct among them, 20 distinct at 0.1, 4 pairs at 0.5.
         let mut scored: Vec<Scored> = (0..20).map(|_| s(0.9, true)).collect();
         scored.push(s(0.9, false));
         scored.extend((0..20).map(|_| s(0.1, false)));
         scored.extend([s(0.5, true), s(0.5, false), s(0.5, true), s(0.5, false)]);
-        let points = trade_off(&model, &scored);
+        let points = trade_off(&scored, 0.3);
         assert_eq!(points.len(), 41);
         let at = |t: f64| {
             *points
@@ -615,6 +616,12 @@ mod tests {
         assert_eq!(strict.duplicate_threshold, 1.0);
         assert!((strict.review_share - 25.0 / 45.0).abs() < 1e-12);
         assert_eq!(strict.automatic_precision, Some(1.0));
+        // A pair the trees disagree on goes to review under the limit, not without it.
+        let mut doubted = scored.clone();
+        doubted[0].spread = 0.4;
+        let limited = trade_off(&doubted, 0.3)[20];
+        let free = trade_off(&doubted, 1.0)[20];
+        assert!((limited.review_share - free.review_share - 1.0 / 45.0).abs() < 1e-12);
     }
 
     #[test]

@@ -277,9 +277,10 @@ pub fn trade_off(models: &[Named]) -> Result<String> {
     let lowest = models
         .iter()
         .flat_map(|m| {
-            m.figures
-                .trade_off
+            let f = m.figures;
+            f.trade_off
                 .iter()
+                .chain(&f.trade_off_without_spread_limit)
                 .filter_map(|t| t.automatic_precision)
         })
         .chain(
@@ -290,6 +291,20 @@ pub fn trade_off(models: &[Named]) -> Result<String> {
         .fold(1.0f64, f64::min);
     let floor = ((lowest - 0.01) * 50.0).floor() / 50.0;
     let floor = floor.clamp(0.0, 0.98);
+    // Review shares from 0 to a little beyond the largest shown (at least 10 %).
+    let widest = models
+        .iter()
+        .flat_map(|m| {
+            let f = m.figures;
+            f.trade_off
+                .iter()
+                .chain(&f.trade_off_without_spread_limit)
+                .filter(|t| t.automatic_precision.is_some())
+                .map(|t| t.review_share)
+                .chain([f.overall.review_share])
+        })
+        .fold(0.0f64, f64::max);
+    let right = ((widest * 1.1 * 20.0).ceil() / 20.0).clamp(0.1, 1.0);
     svg(560, 440, |root| {
         let mut chart = drawn(
             ChartBuilder::on(root)
@@ -297,7 +312,7 @@ pub fn trade_off(models: &[Named]) -> Result<String> {
                 .margin(12)
                 .x_label_area_size(40)
                 .y_label_area_size(56)
-                .build_cartesian_2d(0f64..1.0, floor..1.002),
+                .build_cartesian_2d(0f64..right, floor..1.002),
         )?;
         drawn(
             chart
@@ -347,6 +362,22 @@ pub fn trade_off(models: &[Named]) -> Result<String> {
                         }),
                 ),
             )?;
+            let free: Vec<(f64, f64)> = m
+                .figures
+                .trade_off_without_spread_limit
+                .iter()
+                .filter_map(|t| Some((t.review_share, t.automatic_precision?)))
+                .collect();
+            drawn(chart.draw_series(DashedLineSeries::new(
+                free,
+                6,
+                4,
+                c.mix(0.7).stroke_width(1),
+            )))?
+            .label(format!("{}: without the spread limit", m.name))
+            .legend(move |(x, y)| {
+                PathElement::new([(x, y), (x + 18, y)], c.mix(0.5).stroke_width(2))
+            });
             let overall = &m.figures.overall;
             if let Some(right) = overall.confusion.automatic_accuracy() {
                 drawn(chart.draw_series([Circle::new(

@@ -170,7 +170,8 @@ pub fn html(report: &Report) -> Result<String> {
         "<p class=\"note\">For each precision target from 0.80 to 1.00, the thresholds training's \
          rule picks on these pairs (the widest whose automatic decisions reach the target, the \
          model's spread limit kept): the share of automatic decisions that are right against the \
-         share of pairs sent to people. The open circle is the model as trained: its thresholds \
+         share of pairs sent to people. The dashed line is the same with no spread limit: \
+         what the target alone does. The open circle is the model as trained: its thresholds \
          were chosen on its own calibration pairs, so it sits near the curve, not on it. Further \
          right, precision is bought with review work. Retrain with <code>--precision-target</code> \
          to move.</p><div class=\"row\"><div class=\"cell\">",
