@@ -13,7 +13,8 @@
 //! - [`model`]: an estimator over the vector, its calibrated confidence, the decision;
 //! - [`pipeline`]: a batch of pair files through all of it, on every core;
 //! - [`review`]: the undecided pairs queued for people, and the next model;
-//! - [`evaluate`]: models and the classic detectors judged on labelled pairs.
+//! - [`evaluate`]: models and the classic detectors judged on labelled pairs;
+//! - [`report`]: those judgements drawn into one self-contained HTML page.
 //!
 //! Scoring the shipped example pairs with the shipped fetched-only model:
 //!
@@ -45,6 +46,7 @@ pub mod evaluate;
 pub mod model;
 pub mod pipeline;
 pub mod render;
+pub mod report;
 pub mod review;
 pub mod signals;
 pub mod util;

@@ -324,6 +324,24 @@ fn train_evaluate_explain_round_trip() {
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert!(report["overall"]["f1"].as_f64().unwrap() > 0.3);
     assert!(report["by"]["groups"]["wdc"]["pairs"].as_u64().unwrap() > 100);
+    // What a plot needs: curves from nothing called duplicate to everything, ten
+    // reliability bins that count every pair, the trade-off over 41 targets.
+    let pairs = report["overall"]["pairs"].as_u64().unwrap();
+    let points = report["curves"]["points"].as_array().unwrap();
+    assert_eq!(points[0]["recall"].as_f64(), Some(0.0));
+    assert_eq!(points.last().unwrap()["recall"].as_f64(), Some(1.0));
+    assert!(report["curves"]["roc_auc"].as_f64().unwrap() > 0.5);
+    let bins = report["reliability"].as_array().unwrap();
+    assert_eq!(bins.len(), 10);
+    let binned: u64 = bins.iter().map(|b| b["pairs"].as_u64().unwrap()).sum();
+    assert_eq!(binned, pairs);
+    assert_eq!(report["trade_off"].as_array().unwrap().len(), 41);
+    assert!(report["overall"]["confusion"]["tp"].is_u64());
+    assert!(report["thresholds"]["duplicate"].is_f64());
+    assert!(!report["splits"].as_array().unwrap().is_empty());
+    for mistake in report["mistakes"].as_array().unwrap() {
+        assert!(mistake["row"].as_u64().unwrap() >= 1, "{mistake}");
+    }
 
     // Leave one kind out: a model per kind, each trained without it.
     let json = stdout_of(
@@ -400,7 +418,9 @@ fn a_model_for_other_signals_is_refused() {
 
 #[test]
 fn every_command_has_help() {
-    for cmd in ["train", "score", "signals", "evaluate", "explain", "render"] {
+    for cmd in [
+        "train", "score", "signals", "evaluate", "explain", "render", "report",
+    ] {
         let text = stdout_of(twinpage().args([cmd, "--help"]));
         assert!(text.contains("--pairs"), "{cmd}: {text}");
     }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
+use twinpage::evaluate::figures::Figures;
 use twinpage::evaluate::grouped::{self, Grouped};
 use twinpage::evaluate::leave_out;
 use twinpage::model::Metrics;
@@ -49,16 +50,16 @@ pub fn run(args: Args) -> Result<()> {
         super::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
     let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
     let outcomes = pipeline::score(&batch, &model);
-    let Grouped { overall, groups } = grouped::by_column(&batch, &outcomes, args.by.as_deref())?;
     if args.json {
-        let report = serde_json::json!({
-            "model": model.id,
-            "skipped": skipped.len(),
-            "overall": overall,
-            "by": args.by.as_ref().map(|col| serde_json::json!({"column": col, "groups": groups})),
-        });
+        // model, overall (with its confusion), by {column, groups}, then the
+        // curves, bins, trade-off, mistakes, importance and splits.
+        let figures = Figures::of(&model, &batch, &outcomes, args.by.as_deref())?;
+        let mut report = serde_json::to_value(&figures)?;
+        report["skipped"] = skipped.len().into();
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
+        let Grouped { overall, groups } =
+            grouped::by_column(&batch, &outcomes, args.by.as_deref())?;
         println!("model {}", model.id);
         println!("{}", overall.report());
         if let Some(col) = &args.by {

@@ -12,6 +12,7 @@ mod explain;
 mod idf;
 mod index;
 mod render;
+mod report;
 mod retrain;
 mod review;
 mod score;
@@ -64,6 +65,7 @@ enum Command {
     Cluster(cluster::Args),
     Baseline(baseline::Args),
     Render(render::Args),
+    Report(report::Args),
     Review(review::Args),
     Retrain(retrain::Args),
     Idf(idf::Args),
@@ -89,6 +91,7 @@ pub fn run() -> ExitCode {
         Command::Cluster(a) => cluster::run(a),
         Command::Baseline(a) => baseline::run(a),
         Command::Render(a) => render::run(a),
+        Command::Report(a) => report::run(a),
         Command::Review(a) => review::run(a),
         Command::Retrain(a) => retrain::run(a),
         Command::Idf(a) => idf::run(a),
