@@ -75,10 +75,41 @@ fn corpus() -> tempfile::TempDir {
 }
 
 #[test]
+fn lsh_finds_an_edited_copy_that_broders_parameters_miss() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = format!("{ARTICLE} {OTHER}");
+    let edited = text
+        .replacen("swifts", "martins", 1)
+        .replacen("Sundays", "Saturdays", 1);
+    fs::write(d.join("a.html"), page("Swifts", "News", &text)).unwrap();
+    fs::write(d.join("b.html"), page("Swifts", "News", &edited)).unwrap();
+    fs::write(d.join("c.html"), page("Other", "News", OTHER)).unwrap();
+    let docs = d.join("docs.csv");
+    fs::write(&docs, "url,html\nu:a,a.html\nu:b,b.html\nu:c,c.html\n").unwrap();
+    let pairs_by = |method: &str| {
+        let (out, _) = run_ok(
+            twinpage()
+                .args(["candidates", "--method", method, "--docs"])
+                .arg(&docs),
+        );
+        out.lines().skip(1).map(str::to_string).collect::<Vec<_>>()
+    };
+    let found = pairs_by("lsh");
+    assert_eq!(found.len(), 1, "{found:?}");
+    // Paths are absolute on stdout (the output is not beside docs.csv).
+    assert!(found[0].starts_with("u:a,u:b,"), "{found:?}");
+    assert!(found[0].contains("b.html,lsh,"), "{found:?}");
+    let estimate: f64 = found[0].rsplit(',').next().unwrap().parse().unwrap();
+    assert!((0.7..1.0).contains(&estimate), "{estimate}");
+    assert!(pairs_by("minhash").is_empty());
+}
+
+#[test]
 fn candidates_feed_score_and_score_feeds_cluster() {
     let dir = corpus();
     let d = dir.path();
-    for method in ["simhash", "minhash", "combined", "pugh"] {
+    for method in ["simhash", "minhash", "combined", "pugh", "lsh"] {
         let pairs = d.join(format!("pairs-{method}.csv"));
         run_ok(
             twinpage()

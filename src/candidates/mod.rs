@@ -15,6 +15,7 @@ pub mod cluster;
 pub mod combined;
 pub mod corpus;
 pub mod index;
+pub mod lsh;
 pub mod method;
 pub mod minhash;
 pub mod pugh;
@@ -28,7 +29,13 @@ use anyhow::{bail, Result};
 use crate::util::hash::mix64;
 
 /// Every candidate method, the default first: a new method is one line here.
-pub const METHODS: &[MethodKind] = &[simhash::KIND, minhash::KIND, combined::KIND, pugh::KIND];
+pub const METHODS: &[MethodKind] = &[
+    simhash::KIND,
+    minhash::KIND,
+    combined::KIND,
+    pugh::KIND,
+    lsh::KIND,
+];
 
 /// The method called `name`.
 pub fn method_named(name: &str) -> Result<&'static MethodKind> {
