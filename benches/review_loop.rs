@@ -77,7 +77,7 @@ struct Round<'a> {
 struct Point {
     dataset: &'static str,
     protocol: &'static str,
-    order: &'static str,
+    order: String,
     seed: u64,
     labels: usize,
     f1: f64,
@@ -237,11 +237,11 @@ impl<'a> Round<'a> {
 
     /// Every curve of this round, appended to `points`.
     fn curves(&self, points: &mut Vec<Point>) {
-        let mut add = |protocol, order: &'static str, labels, f1| {
+        let mut add = |protocol, order: &str, labels, f1| {
             points.push(Point {
                 dataset: self.data.name,
                 protocol,
-                order,
+                order: order.to_string(),
                 seed: self.seed,
                 labels,
                 f1,
@@ -264,7 +264,7 @@ impl<'a> Round<'a> {
             }
         }
         for order in ORDERS {
-            let name = order_name(order);
+            let name = &order_name(order);
             let (queue, _) = self.queue(&self.model);
             let ranked = self.ranked(&self.model, order, &HashSet::new(), &queue);
             add("one round", name, 0, f1_start);
@@ -406,13 +406,10 @@ impl HintCheck {
     }
 }
 
-fn order_name(order: Order) -> &'static str {
-    match order {
-        Order::Uncertainty => "uncertainty",
-        Order::Committee => "committee",
-        Order::Balanced => "balanced",
-        Order::Random => "random",
-    }
+/// The order's name, as `--order` takes it.
+fn order_name(order: Order) -> String {
+    let value = clap::ValueEnum::to_possible_value(&order).expect("every order has a name");
+    value.get_name().to_string()
 }
 
 /// The pairs of `from` at `indices`.
@@ -457,7 +454,7 @@ fn print_table(dataset: &str, points: &[Point]) {
             .map(|p| p.f1)
             .collect()
     };
-    let orders: Vec<&str> = std::iter::once("random")
+    let orders: Vec<String> = std::iter::once("random".to_string())
         .chain(ORDERS.map(order_name))
         .collect();
     for protocol in ["one round", "retrained at each budget"] {
@@ -470,7 +467,7 @@ fn print_table(dataset: &str, points: &[Point]) {
                 .iter()
                 .map(|order| {
                     let (mean, sd) = mean_sd(&f1s(protocol, order, labels));
-                    if *order == "random" {
+                    if order == "random" {
                         format!("{mean:.3} ± {sd:.3}")
                     } else {
                         format!("{mean:.3} ± {sd:.3} ({:+.1})", 100.0 * (mean - random))

@@ -3,16 +3,16 @@
 //! an SVG that lays out, the page runs no script and logs no error, and a
 //! screenshot of it is kept in the test's output folder.
 
+mod chromium;
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::Page;
-use headless_chrome::{Browser, LaunchOptions};
 
 /// Every `step`-th pair of the web test split, its paths made absolute so the
 /// copy can live anywhere.
@@ -48,22 +48,6 @@ fn sample_of_test_split(out: &Path, step: usize) -> usize {
     }
     writer.flush().unwrap();
     kept
-}
-
-fn browser() -> Browser {
-    let chromium = std::env::var_os("TWINPAGE_CHROMIUM")
-        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    Browser::new(
-        LaunchOptions::default_builder()
-            .path(Some(chromium))
-            .sandbox(false)
-            .headless(true)
-            .window_size(Some((1280, 900)))
-            .idle_browser_timeout(Duration::from_secs(60))
-            .build()
-            .unwrap(),
-    )
-    .expect("Chromium starts (apt-get install -y chromium, or set TWINPAGE_CHROMIUM)")
 }
 
 #[test]
@@ -131,7 +115,7 @@ fn the_report_of_two_models_renders_in_chromium_without_a_script_or_an_error() {
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
 
-    let browser = browser();
+    let browser = chromium::browser(Some((1280, 900)));
     let tab = browser.new_tab().unwrap();
     tab.enable_log().unwrap().enable_runtime().unwrap();
     let problems: Arc<Mutex<Vec<String>>> = Arc::default();

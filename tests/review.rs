@@ -1,12 +1,14 @@
 //! The review loop over real parts: an SQLite queue, the HTTP server, and a real
 //! Chromium driving the page with the keyboard.
 
+mod chromium;
+
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use headless_chrome::{Browser, LaunchOptions, Tab};
+use headless_chrome::{Browser, Tab};
 use serde_json::{json, Value};
 use twinpage::review::order::{Order, QueueOrder};
 use twinpage::review::{QueuedPair, ReviewServer, ReviewStore, StoredDocument, Verdict};
@@ -469,21 +471,6 @@ fn silent_connections_are_dropped_and_the_page_still_answers() {
     server.stop().unwrap();
 }
 
-fn browser() -> Browser {
-    let chromium = std::env::var_os("TWINPAGE_CHROMIUM")
-        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    Browser::new(
-        LaunchOptions::default_builder()
-            .path(Some(chromium))
-            .sandbox(false)
-            .headless(true)
-            .idle_browser_timeout(Duration::from_secs(60))
-            .build()
-            .unwrap(),
-    )
-    .expect("Chromium starts (apt-get install -y chromium, or set TWINPAGE_CHROMIUM)")
-}
-
 /// Documents framed by the page: the URLs of the frames that loaded (sandboxed
 /// frames run out of process, as targets of their own), and of those refused
 /// (an error page in the page's frame tree).
@@ -555,7 +542,7 @@ fn a_reviewer_labels_with_the_keyboard_undoes_and_labels_again() {
         ],
     );
     let server = ReviewServer::start(db.clone(), 0, most_uncertain_first()).unwrap();
-    let browser = browser();
+    let browser = chromium::browser(None);
     let tab = open_page_as_alice(&browser, &server);
     let sandbox = tab
         .evaluate(
@@ -658,7 +645,7 @@ fn a_script_in_a_reviewed_page_cannot_post_a_label() {
     let hash = hostile.a.hash.clone();
     queue_of(&db, &[hostile]);
     let server = ReviewServer::start(db.clone(), 0, most_uncertain_first()).unwrap();
-    let browser = browser();
+    let browser = chromium::browser(None);
     let tab = open_page_as_alice(&browser, &server);
     // The frame is there and pointing at the hostile body.
     let src = tab

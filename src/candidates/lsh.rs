@@ -19,7 +19,7 @@ use anyhow::{ensure, Result};
 use rayon::prelude::*;
 
 use super::method::{Method, MethodKind, Sketch};
-use super::{agreeing, Candidate};
+use super::{agreeing, same_key_pairs, Candidate};
 use crate::document::text;
 use crate::util::hash::mix64;
 use crate::util::params::{Param, ParamValues};
@@ -198,30 +198,23 @@ impl Method for Lsh {
         let mut found: Vec<Candidate> = (0..self.banding.bands)
             .into_par_iter()
             .flat_map_iter(|band| {
-                let mut keys: Vec<(u64, u32)> = sketches
+                let keys: Vec<(u64, u32)> = sketches
                     .iter()
                     .enumerate()
                     .filter(|(_, s)| usable(s))
                     .map(|(id, s)| (self.band_key(&s.values, band), id as u32))
                     .collect();
-                keys.sort_unstable();
-                let mut out = Vec::new();
-                for run in keys.chunk_by(|x, y| x.0 == y.0) {
-                    for (i, &(_, a)) in run.iter().enumerate() {
-                        for &(_, b) in &run[i + 1..] {
-                            let (va, vb) =
-                                (&sketches[a as usize].values, &sketches[b as usize].values);
-                            // Each pair is taken by the first band it shares only.
-                            if self.first_shared_band(va, vb) != Some(band) {
-                                continue;
-                            }
-                            if let Some(evidence) = self.verified(va, vb) {
-                                out.push(Candidate { a, b, evidence });
-                            }
+                same_key_pairs(keys)
+                    .filter_map(|(a, b)| {
+                        let (va, vb) = (&sketches[a as usize].values, &sketches[b as usize].values);
+                        // Each pair is taken by the first band it shares only.
+                        if self.first_shared_band(va, vb) != Some(band) {
+                            return None;
                         }
-                    }
-                }
-                out
+                        let evidence = self.verified(va, vb)?;
+                        Some(Candidate { a, b, evidence })
+                    })
+                    .collect::<Vec<_>>()
             })
             .collect();
         found.par_sort_unstable();

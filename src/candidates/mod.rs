@@ -93,28 +93,35 @@ pub fn pairs_sharing(sketches: &[Vec<u64>], min_shared: usize) -> Vec<(u32, u32,
         .par_iter()
         .enumerate()
         .flat_map_iter(|(s, subset)| {
-            let mut keys: Vec<(u64, u32)> = sketches
+            let keys: Vec<(u64, u32)> = sketches
                 .iter()
                 .enumerate()
                 .filter_map(|(id, sk)| subset_key(sk, subset).map(|k| (k, id as u32)))
                 .collect();
-            keys.sort_unstable();
-            let mut found = Vec::new();
-            for run in keys.chunk_by(|x, y| x.0 == y.0) {
-                for (i, &(_, a)) in run.iter().enumerate() {
-                    for &(_, b) in &run[i + 1..] {
-                        let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
-                        if first_agreeing_subset(sa, sb, min_shared) == Some(s) {
-                            found.push((a, b, agreeing(sa, sb) as u32));
-                        }
-                    }
-                }
-            }
-            found
+            same_key_pairs(keys)
+                .filter_map(|(a, b)| {
+                    let (sa, sb) = (&sketches[a as usize], &sketches[b as usize]);
+                    (first_agreeing_subset(sa, sb, min_shared) == Some(s))
+                        .then(|| (a, b, agreeing(sa, sb) as u32))
+                })
+                .collect::<Vec<_>>()
         })
         .collect();
     pairs.par_sort_unstable();
     pairs
+}
+
+/// Every pair `(a, b)`, `a < b`, of ids given the same key in `keys` (key, id):
+/// the search step the bucketing methods share.
+pub(crate) fn same_key_pairs(mut keys: Vec<(u64, u32)>) -> impl Iterator<Item = (u32, u32)> {
+    keys.sort_unstable();
+    let mut pairs = Vec::new();
+    for run in keys.chunk_by(|x, y| x.0 == y.0) {
+        for (i, &(_, a)) in run.iter().enumerate() {
+            pairs.extend(run[i + 1..].iter().map(|&(_, b)| (a, b)));
+        }
+    }
+    pairs.into_iter()
 }
 
 /// The key of a subset of positions, or None when one of them is absent.

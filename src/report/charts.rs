@@ -274,36 +274,28 @@ pub fn reliability(index: usize, m: &Named) -> Result<String> {
 /// Precision of the automatic decisions against the share sent to review, as
 /// the precision target moves; each model's own decisions marked.
 pub fn trade_off(models: &[Named]) -> Result<String> {
-    let lowest = models
+    // Every point drawn, (review share, automatic precision): the curves, with and
+    // without the spread limit, and each model as trained.
+    let drawn_points: Vec<(f64, f64)> = models
         .iter()
         .flat_map(|m| {
             let f = m.figures;
-            f.trade_off
-                .iter()
-                .chain(&f.trade_off_without_spread_limit)
-                .filter_map(|t| t.automatic_precision)
+            let curves = f.trade_off.iter().chain(&f.trade_off_without_spread_limit);
+            curves
+                .filter_map(|t| Some((t.review_share, t.automatic_precision?)))
+                .chain(
+                    f.overall
+                        .confusion
+                        .automatic_accuracy()
+                        .map(|p| (f.overall.review_share, p)),
+                )
         })
-        .chain(
-            models
-                .iter()
-                .filter_map(|m| m.figures.overall.confusion.automatic_accuracy()),
-        )
-        .fold(1.0f64, f64::min);
+        .collect();
+    let lowest = drawn_points.iter().map(|p| p.1).fold(1.0f64, f64::min);
     let floor = ((lowest - 0.01) * 50.0).floor() / 50.0;
     let floor = floor.clamp(0.0, 0.98);
     // Review shares from 0 to a little beyond the largest shown (at least 10 %).
-    let widest = models
-        .iter()
-        .flat_map(|m| {
-            let f = m.figures;
-            f.trade_off
-                .iter()
-                .chain(&f.trade_off_without_spread_limit)
-                .filter(|t| t.automatic_precision.is_some())
-                .map(|t| t.review_share)
-                .chain([f.overall.review_share])
-        })
-        .fold(0.0f64, f64::max);
+    let widest = drawn_points.iter().map(|p| p.0).fold(0.0f64, f64::max);
     let right = ((widest * 1.1 * 20.0).ceil() / 20.0).clamp(0.1, 1.0);
     svg(560, 440, |root| {
         let mut chart = drawn(
