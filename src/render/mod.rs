@@ -14,28 +14,34 @@
 //! sees: the visible text, how much of the page images and text cover, how much of
 //! the DOM's text is hidden, and a screenshot.
 //!
-//! Pages are untrusted and rendering never touches the network: each document is
-//! served from a loopback server rooted at its folder (so it can fetch its
-//! siblings, but no dotfile; see [`ServePolicy`]), and every request to any other
-//! address is blocked in the browser.
+//! Pages are untrusted and rendering never touches the network: every request a
+//! page makes is paused in its tab and answered by the renderer, with the document
+//! itself and the files of its folder (but no dotfile; see [`ServePolicy`]); any
+//! other address fails, and the browser has no route out anyway.
 //!
-//! - [`Renderer`] owns a pool of browsers (`pool.rs`) and renders documents on it;
+//! Where the time goes decided the design (measured on 2 cores): a browser process
+//! costs CPU whatever it renders, and a DevTools call through headless_chrome waited
+//! ~0.1 s in its WebSocket reader. So a few browsers hold many tabs, each tab in a
+//! browser context of its own, driven over Chromium's DevTools pipe, with no HTTP
+//! server: 4.1 pages/s became ~N pages/s on the training pages (README, Benchmark).
+//!
+//! - [`Renderer`] owns the browsers (`browser.rs`) and a pool of tabs (`pool.rs`,
+//!   `tab.rs`) and renders documents on them;
 //! - [`RenderCache`] (`cache.rs`) keeps renders on disk, keyed by content and version;
 //! - [`supply`] (`supply.rs`) gets a run its rendered bodies: stored, cached or rendered;
-//! - `chromium.rs` is one browser with its tab, `process.rs` its processes (launch,
-//!   kill, Ctrl-C), `confine.rs` keeps its navigations home and `watchdog.rs` rescues
-//!   a render that hangs;
-//! - `server.rs` is the loopback server, `page.rs` one render on one tab.
+//! - `process.rs` is a browser's processes (launch, kill, Ctrl-C, kill -9), `cdp.rs`
+//!   the DevTools protocol over its pipe;
+//! - `page.rs` is one render on one tab, `serve.rs` what the page gets when it asks.
 
+mod browser;
 mod cache;
-mod chromium;
-mod confine;
+mod cdp;
 mod page;
 mod pool;
 mod process;
-mod server;
+mod serve;
 mod supply;
-mod watchdog;
+mod tab;
 
 pub use cache::RenderCache;
 pub use supply::{
@@ -46,6 +52,7 @@ pub use supply::{
 use crate::document::decode::MAX_BODY_BYTES;
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
+use browser::Browsers;
 use pool::{Pool, Slot};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -55,7 +62,7 @@ use std::time::Duration;
 
 /// Names what a render produces; part of the cache key, so bump it whenever the
 /// renderer's output changes (flags, settle rule, measurements, serialisation).
-pub const RENDERER_VERSION: &str = "twinpage-render-3";
+pub const RENDERER_VERSION: &str = "twinpage-render-4";
 
 /// How to run the browsers.
 #[derive(Clone, Debug)]
@@ -64,9 +71,9 @@ pub struct RenderOptions {
     pub chromium: PathBuf,
     /// Time allowed for load and settle; after it, what has rendered is kept.
     pub deadline: Duration,
-    /// Browsers rendering at once (default: four per core). A render spends most of
-    /// its time waiting (500 ms of network quiet, ~0.1 s per protocol call), so a
-    /// pool of one browser per core leaves the cores idle half the time.
+    /// Pages rendering at once, each in a tab (default: eight per core), eight tabs
+    /// to a browser. A render spends most of its time waiting (500 ms of network
+    /// quiet after `load`), so one tab per core would leave the cores idle.
     pub tabs: usize,
     /// Window (viewport) size in CSS pixels.
     pub window: (u32, u32),
@@ -78,7 +85,7 @@ pub struct RenderOptions {
     pub screenshots: bool,
 }
 
-/// What the loopback server gives a page besides the document itself. A page is
+/// What a page is given besides the document itself. A page is
 /// untrusted, and whatever it can read ends up in the stored render.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ServePolicy {
@@ -107,7 +114,7 @@ impl Default for RenderOptions {
         RenderOptions {
             chromium,
             deadline: Duration::from_secs(10),
-            tabs: 4 * cores.max(1),
+            tabs: 8 * cores.max(1),
             window: (1280, 1024),
             screenshots: false,
             serve: ServePolicy::default(),
@@ -147,17 +154,18 @@ pub enum StoredRender {
     Rendered(Rendered),
 }
 
-/// A pool of headless Chromium browsers that render local documents.
+/// Headless Chromium browsers, and a pool of their tabs, that render local documents.
 pub struct Renderer {
     options: RenderOptions,
     pool: Pool,
+    browsers: Browsers,
     /// Holds every browser's profile; its path marks their processes.
     profiles: tempfile::TempDir,
 }
 
 impl Renderer {
-    /// Starts the pool, launching one browser right away so that a Chromium that
-    /// cannot run fails here, once, with its reason.
+    /// Starts the pool, opening one tab right away so that a Chromium that cannot
+    /// run fails here, once, with its reason.
     pub fn start(options: RenderOptions) -> Result<Renderer> {
         if !options.chromium.is_file() {
             bail!(
@@ -169,10 +177,9 @@ impl Renderer {
         process::install_interrupt_handler();
         let profiles = process::new_profile_root()?;
         process::register_profile_root(profiles.path());
-        let slots = (0..options.tabs.max(1))
-            .map(Slot::new)
-            .collect::<Result<Vec<_>>>()?;
+        let slots = (0..options.tabs.max(1)).map(Slot::new).collect();
         let renderer = Renderer {
+            browsers: Browsers::new(&options, profiles.path()),
             options,
             pool: Pool::new(slots),
             profiles,
@@ -180,25 +187,24 @@ impl Renderer {
         renderer
             .pool
             .take()
-            .ready(&renderer.options, renderer.profiles.path())
+            .ready(&renderer.options, &renderer.browsers)
             .context("Chromium does not start")?;
         Ok(renderer)
     }
 
     /// Renders one local document (a path to .html or .html.gz; gzip, recognised by its
-    /// magic bytes 1f 8b, is decompressed before serving). The page is served from a
-    /// loopback HTTP server rooted at the document's folder so that it can fetch its
-    /// siblings; every request to any other address is blocked.
+    /// magic bytes 1f 8b, is decompressed before serving). The page may fetch its
+    /// siblings (as `serve` allows); every request to any other address fails.
     pub fn render(&self, document: &Path) -> Result<Rendered> {
         self.pool
             .take()
-            .render(document, &self.options, self.profiles.path())
+            .render(document, &self.options, &self.browsers)
     }
 
     /// Renders many documents on the tab pool (in parallel, `tabs` at a time), calling
     /// `on_done` after each (for a progress bar); returns results in input order. A
     /// browser that dies or hangs is replaced and the run goes on (the page that
-    /// killed it gets an Err, the others still render).
+    /// killed it gets an Err, as may the others in flight on a browser that died).
     pub fn render_all(
         &self,
         documents: &[PathBuf],
@@ -238,7 +244,7 @@ impl Renderer {
                         let Some(document) = documents.get(index) else {
                             break;
                         };
-                        let rendered = slot.render(document, &self.options, self.profiles.path());
+                        let rendered = slot.render(document, &self.options, &self.browsers);
                         on_result(index, rendered);
                     }
                 });
@@ -254,10 +260,12 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Drop for Renderer {
-    /// Kills every browser of this renderer (each one's whole process group), then
-    /// anything still carrying one of its profiles, before the profiles are removed.
+    /// Closes every tab and kills every browser of this renderer (each one's whole
+    /// process group), then anything still carrying one of its profiles, before the
+    /// profiles are removed.
     fn drop(&mut self) {
         self.pool.clear();
+        self.browsers.clear();
         process::kill_processes_mentioning(&process::profile_root_marker(self.profiles.path()));
         process::unregister_profile_root(self.profiles.path());
     }

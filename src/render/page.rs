@@ -1,146 +1,75 @@
 //! One document on one tab: navigate, wait for load and network idle (or the
 //! deadline), measure the rendered page, then blank the tab for the next document.
+//!
+//! The render is one loop on the rendering thread: while it waits for an answer
+//! or for the page to settle, it answers the tab's paused requests, follows its
+//! lifecycle and network events, dismisses dialogs, and keeps the deadline. Past
+//! the deadline it stops loading; a little later it terminates the page's script
+//! (a script that never yields blocks every call into the page); later still it
+//! gives the tab up as hung, and the tab is closed (see [`super::tab::Tab`]'s Drop).
 
+use super::cdp::Message;
+use super::serve::Site;
+use super::tab::Tab;
 use super::Rendered;
 use anyhow::{anyhow, bail, Context, Result};
 use base64::prelude::{Engine, BASE64_STANDARD};
-use headless_chrome::protocol::cdp::types::Event;
-use headless_chrome::protocol::cdp::{Page, Runtime, Storage};
-use headless_chrome::Tab;
 use serde::Deserialize;
+use serde_json::{json, Value};
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 /// The network counts as idle after this long with no request in flight.
 const QUIET: Duration = Duration::from_millis(500);
+/// After the deadline: when a page still holding the main thread gets its script
+/// terminated, and when the tab is declared hung.
+const INTERRUPT_AFTER: Duration = Duration::from_secs(3);
+const GIVE_UP_AFTER: Duration = Duration::from_secs(8);
 
 /// The script that serialises and measures the page (see its comments).
 const MEASURE: &str = include_str!("measure.js");
 
-/// Follows the tab's events: which document the main frame shows, whether it has
-/// fired `load`, and which requests are in flight. Chromium's own `networkIdle`
-/// lifecycle event comes about a second after the network went quiet (it is checked
-/// lazily), which would double the time of every render; counting requests is exact.
-pub(crate) struct PageWatch {
-    main_frame: String,
-    state: Mutex<WatchState>,
-    changed: Condvar,
-}
-
-struct WatchState {
-    /// Loader ids of the documents committed in the main frame since the last reset.
-    documents: Vec<String>,
-    /// The last committed document has fired `load`.
-    loaded: bool,
-    in_flight: HashSet<String>,
-    last_activity: Instant,
-}
-
-impl PageWatch {
-    /// Starts following `tab`'s events. JavaScript dialogs are dismissed here: an open
-    /// `alert()` blocks the page's main thread, and with it every later protocol call.
-    pub(crate) fn follow(tab: &Arc<Tab>) -> Result<Arc<PageWatch>> {
-        let watch = Arc::new(PageWatch {
-            main_frame: tab.get_target_id().clone(),
-            state: Mutex::new(WatchState {
-                documents: Vec::new(),
-                loaded: false,
-                in_flight: HashSet::new(),
-                last_activity: Instant::now(),
-            }),
-            changed: Condvar::new(),
-        });
-        let (listener_watch, weak_tab) = (watch.clone(), Arc::downgrade(tab));
-        tab.add_event_listener(Arc::new(move |event: &Event| {
-            listener_watch.on_event(event, &weak_tab);
-        }))?;
-        Ok(watch)
+/// Renders `site`'s document on `tab` within `budget`.
+pub(super) fn render(
+    tab: &Tab,
+    site: &Site,
+    origin: &str,
+    budget: Duration,
+    screenshots: bool,
+) -> Result<Rendered> {
+    let mut page = Page::new(tab, site, Instant::now() + budget);
+    let navigation = page.call("Page.navigate", json!({ "url": site.url() }))?;
+    if let Some(error) = navigation["errorText"].as_str().filter(|e| !e.is_empty()) {
+        bail!("navigation to {} failed: {error}", site.url());
     }
-
-    fn state(&self) -> MutexGuard<'_, WatchState> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    let loader = navigation["loaderId"]
+        .as_str()
+        .ok_or_else(|| anyhow!("navigation to {} created no document", site.url()))?
+        .to_string();
+    let settled = page.settle(&loader)?;
+    if !settled {
+        // Freeze the network so that what is measured is what had rendered.
+        page.call("Page.stopLoading", json!({}))?;
     }
-
-    fn on_event(&self, event: &Event, tab: &Weak<Tab>) {
-        let mut state = self.state();
-        match event {
-            Event::PageLifecycleEvent(event) if event.params.frame_id == self.main_frame => {
-                let loader = &event.params.loader_id;
-                match event.params.name.as_str() {
-                    "init" => {
-                        // A new document: the old one's requests were cancelled with it.
-                        state.documents.push(loader.clone());
-                        state.loaded = false;
-                        state.in_flight.clear();
-                    }
-                    "load" if state.documents.last() == Some(loader) => state.loaded = true,
-                    _ => return,
-                }
-            }
-            Event::NetworkRequestWillBeSent(event) => {
-                state.in_flight.insert(event.params.request_id.clone());
-            }
-            Event::NetworkLoadingFinished(event) => {
-                state.in_flight.remove(&event.params.request_id);
-            }
-            Event::NetworkLoadingFailed(event) => {
-                state.in_flight.remove(&event.params.request_id);
-            }
-            Event::PageJavascriptDialogOpening(_) => {
-                drop(state);
-                dismiss_dialog(tab);
-                return;
-            }
-            _ => return,
-        }
-        state.last_activity = Instant::now();
-        self.changed.notify_all();
-    }
-
-    fn reset(&self) {
-        let mut state = self.state();
-        state.documents.clear();
-        state.loaded = false;
-        state.in_flight.clear();
-        state.last_activity = Instant::now();
-    }
-
-    /// Waits until the document of `loader` (or one it navigated to) has loaded and
-    /// no request has been in flight for `QUIET`; false if `deadline` came first.
-    fn wait_settled(&self, loader: &str, deadline: Instant) -> bool {
-        let mut state = self.state();
-        loop {
-            let now = Instant::now();
-            let ours = state.documents.iter().any(|document| document == loader);
-            let quiet_since = now.saturating_duration_since(state.last_activity);
-            if ours && state.loaded && state.in_flight.is_empty() && quiet_since >= QUIET {
-                return true;
-            }
-            if now >= deadline {
-                return false;
-            }
-            let wake = (state.last_activity + QUIET).max(now + Duration::from_millis(10));
-            let timeout = wake.min(deadline) - now;
-            state = self
-                .changed
-                .wait_timeout(state, timeout)
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .0;
-        }
-    }
-}
-
-fn dismiss_dialog(tab: &Weak<Tab>) {
-    if let Some(tab) = tab.upgrade() {
-        let _ = tab.call_method(Page::HandleJavaScriptDialog {
-            accept: true,
-            prompt_text: None,
-        });
-    }
+    // The screenshot comes first: measuring blanks the text a reader cannot see.
+    let screenshot_png = if screenshots {
+        page.screenshot()?
+    } else {
+        Vec::new()
+    };
+    let measured = page.measure()?;
+    let cut_off = !settled || page.interrupted;
+    page.blank(origin)?;
+    Ok(Rendered {
+        synthetic_body: measured.synthetic_body,
+        visible_text: measured.visible_text,
+        image_count: measured.image_count,
+        image_area: measured.image_area.clamp(0.0, 1.0),
+        text_area: measured.text_area.clamp(0.0, 1.0),
+        hidden_text_share: measured.hidden_text_share.clamp(0.0, 1.0),
+        cut_off,
+        screenshot_png,
+    })
 }
 
 /// The fields `measure.js` returns.
@@ -154,123 +83,208 @@ struct Measured {
     hidden_text_share: f64,
 }
 
-/// Renders the page at `url` on `tab`; `navigating` tells the watchdog whether
-/// `Page.navigate` is still waiting for the document.
-pub(crate) fn render(
-    tab: &Tab,
-    watch: &PageWatch,
-    url: &str,
+/// A render in progress.
+struct Page<'a> {
+    tab: &'a Tab,
+    site: &'a Site,
     deadline: Instant,
-    navigating: &AtomicBool,
-    screenshots: bool,
-) -> Result<Rendered> {
-    watch.reset();
-    navigating.store(true, Ordering::SeqCst);
-    let loader = navigate(tab, url);
-    navigating.store(false, Ordering::SeqCst);
-    let loader = loader?.ok_or_else(|| anyhow!("navigation to {url} created no document"))?;
-    let settled = watch.wait_settled(&loader, deadline);
-    if !settled {
-        // Freeze the network so that what is measured is what had rendered.
-        tab.stop_loading()?;
+    /// `Page.stopLoading` was sent at the deadline.
+    stopped: bool,
+    /// The page's script was terminated: what is measured is cut off.
+    interrupted: bool,
+    /// Loader ids of the documents committed in the main frame.
+    documents: Vec<String>,
+    /// The last committed document has fired `load`.
+    loaded: bool,
+    in_flight: HashSet<String>,
+    last_activity: Instant,
+}
+
+impl<'a> Page<'a> {
+    fn new(tab: &'a Tab, site: &'a Site, deadline: Instant) -> Page<'a> {
+        Page {
+            tab,
+            site,
+            deadline,
+            stopped: false,
+            interrupted: false,
+            documents: Vec::new(),
+            loaded: false,
+            in_flight: HashSet::new(),
+            last_activity: Instant::now(),
+        }
     }
-    // The screenshot comes first: measuring blanks the text a reader cannot see.
-    let screenshot_png = if screenshots {
-        screenshot(tab)?
-    } else {
-        Vec::new()
-    };
-    let measured = measure(tab, &watch.main_frame)?;
-    Ok(Rendered {
-        synthetic_body: measured.synthetic_body,
-        visible_text: measured.visible_text,
-        image_count: measured.image_count,
-        image_area: measured.image_area.clamp(0.0, 1.0),
-        text_area: measured.text_area.clamp(0.0, 1.0),
-        hidden_text_share: measured.hidden_text_share.clamp(0.0, 1.0),
-        cut_off: !settled,
-        screenshot_png,
-    })
-}
 
-/// The viewport as a PNG, encoded for speed (zlib's fastest level): the encoding
-/// ran in Chromium's browser process and was a large share of a render's CPU time.
-fn screenshot(tab: &Tab) -> Result<Vec<u8>> {
-    let capture = tab
-        .call_method(Page::CaptureScreenshot {
-            format: Some(Page::CaptureScreenshotFormatOption::Png),
-            quality: None,
-            clip: None,
-            from_surface: Some(true),
-            capture_beyond_viewport: Some(false),
-            optimize_for_speed: Some(true),
-        })
-        .context("screenshot failed")?;
-    BASE64_STANDARD
-        .decode(capture.data)
-        .context("screenshot is not base64")
-}
-
-/// Starts loading `url`; returns the loader id of the new document, if one was made.
-fn navigate(tab: &Tab, url: &str) -> Result<Option<String>> {
-    let navigation = tab.call_method(Page::Navigate {
-        url: url.to_string(),
-        referrer: None,
-        transition_Type: None,
-        frame_id: None,
-        referrer_policy: None,
-    })?;
-    if let Some(error) = navigation.error_text {
-        bail!("navigation to {url} failed: {error}");
+    /// Sends a command to the tab and handles its events until the answer comes.
+    fn call(&mut self, method: &str, params: Value) -> Result<Value> {
+        let id = self.tab.send(method, params)?;
+        loop {
+            match self.next()? {
+                Message::Answer { id: got, result } if got == id => {
+                    return result.with_context(|| format!("{method} failed"));
+                }
+                Message::Answer { .. } => {}
+                Message::Event { method, params } => self.on_event(&method, &params)?,
+            }
+        }
     }
-    Ok(navigation.loader_id)
-}
 
-/// Runs `measure.js` in an isolated world: it shares the DOM with the page but not
-/// its JavaScript globals, which the page may have replaced.
-fn measure(tab: &Tab, main_frame: &str) -> Result<Measured> {
-    let world = tab.call_method(Page::CreateIsolatedWorld {
-        frame_id: main_frame.to_string(),
-        world_name: Some("twinpage-measure".into()),
-        grant_univeral_access: Some(false),
-    })?;
-    let evaluation = tab.call_method(Runtime::Evaluate {
-        expression: MEASURE.to_string(),
-        object_group: None,
-        include_command_line_api: None,
-        silent: Some(true),
-        context_id: Some(world.execution_context_id),
-        return_by_value: Some(true),
-        generate_preview: None,
-        user_gesture: None,
-        await_promise: None,
-        throw_on_side_effect: None,
-        timeout: None,
-        disable_breaks: Some(true),
-        repl_mode: None,
-        allow_unsafe_eval_blocked_by_csp: Some(true),
-        unique_context_id: None,
-        serialization_options: None,
-    })?;
-    if let Some(exception) = evaluation.exception_details {
-        bail!("measuring the page failed: {}", exception.text);
+    /// The tab's next message, applying the deadline's remedies while none comes.
+    fn next(&mut self) -> Result<Message> {
+        loop {
+            let wake = self.escalate()?;
+            if let Some(message) = self.tab.receive(wake)? {
+                return Ok(message);
+            }
+        }
     }
-    let json = evaluation
-        .result
-        .value
-        .and_then(|value| value.as_str().map(str::to_string))
-        .ok_or_else(|| anyhow!("measuring the page returned no result"))?;
-    serde_json::from_str(&json).context("measuring the page returned malformed JSON")
+
+    /// Applies what is due past the deadline; when to look again.
+    fn escalate(&mut self) -> Result<Instant> {
+        let now = Instant::now();
+        if now < self.deadline {
+            return Ok(self.deadline);
+        }
+        if !self.stopped {
+            self.stopped = true;
+            self.tab.send("Page.stopLoading", json!({}))?;
+        }
+        if now < self.deadline + INTERRUPT_AFTER {
+            return Ok(self.deadline + INTERRUPT_AFTER);
+        }
+        if !self.interrupted {
+            self.interrupted = true;
+            self.tab.send("Runtime.terminateExecution", json!({}))?;
+        }
+        if now < self.deadline + GIVE_UP_AFTER {
+            return Ok(self.deadline + GIVE_UP_AFTER);
+        }
+        bail!("the page hung its tab past its deadline; the tab was closed")
+    }
+
+    fn on_event(&mut self, method: &str, params: &Value) -> Result<()> {
+        match method {
+            "Fetch.requestPaused" => {
+                let (command, answer) = self.site.answer(params);
+                self.tab.send(command, answer)?;
+                return Ok(());
+            }
+            "Page.lifecycleEvent" if params["frameId"] == self.tab.target.as_str() => {
+                let loader = params["loaderId"].as_str().unwrap_or_default();
+                match params["name"].as_str() {
+                    Some("init") => {
+                        // A new document: the old one's requests were cancelled with it.
+                        self.documents.push(loader.to_string());
+                        self.loaded = false;
+                        self.in_flight.clear();
+                    }
+                    Some("load") if self.documents.last().is_some_and(|d| d == loader) => {
+                        self.loaded = true;
+                    }
+                    _ => return Ok(()),
+                }
+            }
+            "Network.requestWillBeSent" => {
+                self.in_flight.insert(request_id(params));
+            }
+            "Network.loadingFinished" | "Network.loadingFailed" => {
+                self.in_flight.remove(&request_id(params));
+            }
+            // An open alert() blocks the page's main thread, and every call into it.
+            "Page.javascriptDialogOpening" => {
+                let accept = json!({ "accept": true });
+                self.tab.send("Page.handleJavaScriptDialog", accept)?;
+                return Ok(());
+            }
+            "Inspector.targetCrashed" => bail!("the page crashed its tab"),
+            _ => return Ok(()),
+        }
+        self.last_activity = Instant::now();
+        Ok(())
+    }
+
+    /// Waits until the document of `loader` (or one it navigated to) has loaded and
+    /// no request has been in flight for `QUIET`; false if the deadline came first.
+    /// Chromium's own `networkIdle` lifecycle event comes about a second after the
+    /// network went quiet (it is checked lazily); counting requests is exact.
+    fn settle(&mut self, loader: &str) -> Result<bool> {
+        loop {
+            let now = Instant::now();
+            let ours = self.documents.iter().any(|document| document == loader);
+            let quiet_since = now.saturating_duration_since(self.last_activity);
+            if ours && self.loaded && self.in_flight.is_empty() && quiet_since >= QUIET {
+                return Ok(true);
+            }
+            if now >= self.deadline {
+                return Ok(false);
+            }
+            let wake = (self.last_activity + QUIET).max(now + Duration::from_millis(10));
+            match self.tab.receive(wake.min(self.deadline))? {
+                Some(Message::Event { method, params }) => self.on_event(&method, &params)?,
+                Some(Message::Answer { .. }) | None => {}
+            }
+        }
+    }
+
+    /// The viewport as a PNG, encoded for speed (zlib's fastest level): the encoding
+    /// runs in Chromium's browser process.
+    fn screenshot(&mut self) -> Result<Vec<u8>> {
+        let capture = self.call(
+            "Page.captureScreenshot",
+            json!({ "format": "png", "fromSurface": true, "captureBeyondViewport": false,
+                    "optimizeForSpeed": true }),
+        )?;
+        let data = capture["data"].as_str().unwrap_or_default();
+        BASE64_STANDARD
+            .decode(data)
+            .context("screenshot is not base64")
+    }
+
+    /// Runs `measure.js` in an isolated world: it shares the DOM with the page but not
+    /// its JavaScript globals, which the page may have replaced.
+    fn measure(&mut self) -> Result<Measured> {
+        let world = self.call(
+            "Page.createIsolatedWorld",
+            json!({ "frameId": self.tab.target, "worldName": "twinpage-measure",
+                    "grantUniveralAccess": false }),
+        )?;
+        let evaluation = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": MEASURE, "contextId": world["executionContextId"],
+                    "silent": true, "returnByValue": true }),
+        )?;
+        if let Some(exception) = evaluation.get("exceptionDetails") {
+            bail!("measuring the page failed: {}", exception["text"]);
+        }
+        let json = evaluation["result"]["value"]
+            .as_str()
+            .ok_or_else(|| anyhow!("measuring the page returned no result"))?;
+        serde_json::from_str(json).context("measuring the page returned malformed JSON")
+    }
+
+    /// Leaves the tab on a blank page with no trace of the document: its scripts
+    /// stopped, its cookies, storage and service workers gone, and any window it
+    /// opened closed, so the next document renders as it would in a fresh browser.
+    fn blank(&mut self, origin: &str) -> Result<()> {
+        self.call("Page.navigate", json!({ "url": "about:blank" }))?;
+        self.call(
+            "Storage.clearDataForOrigin",
+            json!({ "origin": origin, "storageTypes": "all" }),
+        )?;
+        let targets = self.tab.browser_command("Target.getTargets", json!({}))?;
+        let targets = targets["targetInfos"].as_array().cloned().unwrap_or_default();
+        for target in targets {
+            let opened = target["browserContextId"] == self.tab.context()
+                && target["targetId"] != self.tab.target.as_str();
+            if opened {
+                let close = json!({ "targetId": target["targetId"] });
+                self.tab.browser_command("Target.closeTarget", close)?;
+            }
+        }
+        Ok(())
+    }
 }
 
-/// Leaves the tab on a blank page with no trace of the last document: its scripts
-/// stopped, and its cookies, storage and service workers gone, so the next document
-/// renders as it would in a fresh browser.
-pub(crate) fn blank(tab: &Tab, origin: &str) -> Result<()> {
-    navigate(tab, "about:blank")?;
-    tab.call_method(Storage::ClearDataForOrigin {
-        origin: origin.to_string(),
-        storage_Types: "all".into(),
-    })?;
-    Ok(())
+fn request_id(params: &Value) -> String {
+    params["requestId"].as_str().unwrap_or_default().to_string()
 }

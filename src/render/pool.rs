@@ -1,61 +1,61 @@
-//! The pool of places to render.
+//! The pool of places to render: one slot per page rendering at once, each holding
+//! a tab of one of the renderer's few browsers (see `browser.rs`).
 //!
-//! Each slot of the pool is one Chromium process with one tab and its own loopback
-//! server: a page that crashes or hangs its browser then costs only its own render,
-//! and each slot's pages have an origin (and so storage) of their own.
-//!
-//! Measured on these machines: every headless_chrome protocol call takes about 0.1 s
-//! on a quiet connection (its WebSocket reader holds the socket for a 100 ms read
-//! timeout, then sleeps 100 ms), and a render needs about six. A slot therefore spends
-//! most of a render waiting, not computing, and the pool can usefully hold more slots
-//! than there are cores.
+//! Measured on these machines (2 cores): a render spends most of its time waiting,
+//! for the network to be quiet for 500 ms after `load`, so the pool holds more
+//! slots than there are cores; tabs, unlike browsers, cost almost nothing while
+//! they wait.
 
-use super::chromium::Chromium;
-use super::server::Server;
+use super::browser::Browsers;
+use super::page;
+use super::serve::Site;
+use super::tab::Tab;
 use super::{lock, read_document, served_name, RenderOptions, Rendered};
 use anyhow::{anyhow, Context, Result};
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-/// One place to render: a loopback server and the browser that renders from it,
-/// launched on first use and replaced when it dies, hangs or has rendered enough.
+/// The origin every document is offered at. Each tab has a browser context of its
+/// own, so tabs do not share it; 127.0.0.1 keeps pages a secure context, as served
+/// pages are. No request to it leaves the tab (see `serve.rs`).
+const ORIGIN: &str = "http://127.0.0.1";
+
+/// One place to render: a tab, opened on first use and replaced when it fails or
+/// has rendered enough.
 pub(crate) struct Slot {
     index: usize,
-    launches: usize,
-    server: Server,
-    chromium: Option<Chromium>,
+    renders: u64,
+    tab: Option<Tab>,
 }
 
 impl Slot {
-    pub(crate) fn new(index: usize) -> Result<Slot> {
-        Ok(Slot {
+    pub(crate) fn new(index: usize) -> Slot {
+        Slot {
             index,
-            launches: 0,
-            server: Server::start()?,
-            chromium: None,
-        })
+            renders: 0,
+            tab: None,
+        }
     }
 
-    /// Makes sure a live browser is ready, launching a new one if needed.
-    pub(crate) fn ready(&mut self, options: &RenderOptions, profiles: &Path) -> Result<()> {
-        let usable = self.chromium.as_mut().is_some_and(Chromium::usable);
-        if !usable {
-            self.chromium = None;
-            let profile = profiles.join(format!("slot{}-{}", self.index, self.launches));
-            self.launches += 1;
-            self.chromium = Some(Chromium::launch(options, &profile, &self.server)?);
+    /// Makes sure a live tab is ready, opening a new one (and launching its browser)
+    /// if needed.
+    pub(crate) fn ready(&mut self, options: &RenderOptions, browsers: &Browsers) -> Result<()> {
+        if !self.tab.as_ref().is_some_and(Tab::usable) {
+            self.tab = None;
+            let browser = browsers.for_slot(self.index)?;
+            self.tab = Some(Tab::open(browser, options.window)?);
         }
         Ok(())
     }
 
     /// Renders one document. Any failure after the document was read discards the
-    /// browser: its state is unknown, and a fresh one costs well under a second.
+    /// tab: its state is unknown, and a fresh one costs a few milliseconds.
     pub(crate) fn render(
         &mut self,
         document: &Path,
         options: &RenderOptions,
-        profiles: &Path,
+        browsers: &Browsers,
     ) -> Result<Rendered> {
         let body = read_document(document)?;
         let name = served_name(document)?;
@@ -63,15 +63,17 @@ impl Slot {
             .parent()
             .filter(|folder| !folder.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        self.ready(options, profiles)?;
-        let publication = self.server.publish(folder, &name, body, options.serve)?;
-        let chromium = self
-            .chromium
+        self.renders += 1;
+        let site = Site::new(ORIGIN, self.renders, folder, &name, body, options.serve)?;
+        self.ready(options, browsers)?;
+        let tab = self
+            .tab
             .as_mut()
-            .ok_or_else(|| anyhow!("no browser in slot {}", self.index))?;
-        let rendered = chromium.render(publication.url(), options);
+            .ok_or_else(|| anyhow!("no tab in slot {}", self.index))?;
+        tab.begin_render();
+        let rendered = page::render(tab, &site, ORIGIN, options.deadline, options.screenshots);
         if rendered.is_err() {
-            self.chromium = None;
+            self.tab = None;
         }
         rendered.with_context(|| format!("rendering {} failed", document.display()))
     }
@@ -112,7 +114,7 @@ impl Pool {
         }
     }
 
-    /// Removes every slot, killing their browsers.
+    /// Removes every slot, closing their tabs.
     pub(crate) fn clear(&self) {
         self.free().clear();
     }

@@ -8,14 +8,15 @@
 //!
 //! Chromium's version is read here too: it is part of the render cache's key.
 
+use super::cdp::Connection;
 use super::{lock, RenderOptions};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
-use std::time::{Duration, Instant};
 
 /// Flags for every browser. Debian's Chromium keeps trying to reach the network
 /// (component updates, sync, field trials) unless told not to; the network is closed
@@ -46,16 +47,15 @@ const FLAGS: &[&str] = &[
     "--disable-renderer-backgrounding",
     // Only 127.0.0.1 resolves: no DNS, no name of any other host.
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-    // Every connection, loopback included, goes to a proxy on a closed port and fails,
-    // except the ones to the slot's server (the bypass list is added per launch).
+    // Every connection, loopback included, goes to a proxy on a closed port and fails.
+    // Pages get their files from the tab itself (Fetch interception), never a socket.
     "--proxy-server=http://127.0.0.1:1",
+    "--proxy-bypass-list=<-loopback>",
     // WebRTC sends UDP around the proxy; forbid that.
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-    "--remote-debugging-port=0",
+    // The DevTools protocol on fds 3 and 4 (see `cdp.rs`): no port to find or guard.
+    "--remote-debugging-pipe",
 ];
-
-/// How long Chromium may take to open its DevTools port.
-const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The Chromium process group; killed, reaped and its profile removed when dropped.
 pub(super) struct Process {
@@ -65,21 +65,17 @@ pub(super) struct Process {
 }
 
 impl Process {
-    pub(super) fn spawn(
-        options: &RenderOptions,
-        profile: &Path,
-        server_port: u16,
-    ) -> Result<Process> {
+    /// Starts a browser with its profile in `profile`; the connection to it.
+    pub(super) fn spawn(options: &RenderOptions, profile: &Path) -> Result<(Process, Connection)> {
         std::fs::create_dir_all(profile)?;
         let log = File::create(profile.join("chromium.log"))?;
+        let (browser_reads, commands) = pipe()?;
+        let (answers, browser_writes) = pipe()?;
         // Held from spawn to registration, so that an interrupt cannot fall between.
         let mut live = live();
         let mut command = Command::new(&options.chromium);
         command
             .args(FLAGS)
-            .arg(format!(
-                "--proxy-bypass-list=<-loopback>;127.0.0.1:{server_port}"
-            ))
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!(
                 "--window-size={},{}",
@@ -93,39 +89,25 @@ impl Process {
             .stdout(Stdio::null())
             .stderr(log)
             .process_group(0);
+        hand_over_pipe(&mut command, browser_reads.as_raw_fd(), browser_writes.as_raw_fd());
         let child = spawn_bound_to_us(command)
             .with_context(|| format!("cannot run {}", options.chromium.display()))?;
         let group = i32::try_from(child.id())?;
         live.groups.push(group);
-        Ok(Process {
+        drop((browser_reads, browser_writes));
+        let process = Process {
             child,
             group,
             profile: profile.to_path_buf(),
-        })
+        };
+        Ok((process, Connection::new(commands, answers)?))
     }
 
-    /// Waits for the DevTools WebSocket URL, which Chromium writes to its profile.
-    pub(super) fn devtools_url(&mut self) -> Result<String> {
-        let port_file = self.profile.join("DevToolsActivePort");
-        let started = Instant::now();
-        loop {
-            if let Ok(text) = std::fs::read_to_string(&port_file) {
-                let mut lines = text.lines();
-                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                    return Ok(format!("ws://127.0.0.1:{port}{path}"));
-                }
-            }
-            if let Some(status) = self.child.try_wait()? {
-                bail!("Chromium exited at start ({status}): {}", self.log_tail());
-            }
-            if started.elapsed() > LAUNCH_TIMEOUT {
-                bail!(
-                    "Chromium did not start in {LAUNCH_TIMEOUT:?}: {}",
-                    self.log_tail()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+    /// Why the browser stopped, from the end of its log.
+    pub(super) fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.profile.join("chromium.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(5)..].join(" | ")
     }
 
     pub(super) fn running(&mut self) -> bool {
@@ -135,12 +117,6 @@ impl Process {
     /// The process group: the browser and every process it started.
     pub(super) fn group(&self) -> i32 {
         self.group
-    }
-
-    fn log_tail(&self) -> String {
-        let log = std::fs::read_to_string(self.profile.join("chromium.log")).unwrap_or_default();
-        let lines: Vec<&str> = log.lines().collect();
-        lines[lines.len().saturating_sub(5)..].join(" | ")
     }
 }
 
@@ -153,6 +129,43 @@ impl Drop for Process {
         live().groups.retain(|&group| group != self.group);
         let _ = std::fs::remove_dir_all(&self.profile);
     }
+}
+
+/// A pipe as (read end, write end), both closed on exec and numbered 10 or above, so
+/// that placing the browser's ends at 3 and 4 can never overwrite one of them.
+fn pipe() -> Result<(File, File)> {
+    let mut ends = [0; 2];
+    // SAFETY: pipe2(2) writes two descriptors into the array it is given.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        bail!("cannot make a pipe: {}", std::io::Error::last_os_error());
+    }
+    let [read, write] = ends.map(|end| {
+        // SAFETY: `end` was just opened and is owned here alone.
+        let end = unsafe { OwnedFd::from_raw_fd(end) };
+        // SAFETY: fcntl(2) duplicates a descriptor we own; the copy is owned here.
+        let high = unsafe { libc::fcntl(end.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
+        (high >= 0).then(|| unsafe { OwnedFd::from_raw_fd(high) })
+    });
+    match (read, write) {
+        (Some(read), Some(write)) => Ok((File::from(read), File::from(write))),
+        _ => bail!("cannot number a pipe: {}", std::io::Error::last_os_error()),
+    }
+}
+
+/// Gives the child the browser's ends of the pipes as fds 3 (commands) and 4
+/// (answers), where `--remote-debugging-pipe` expects them. dup2 leaves the copies
+/// open across exec; the originals close there.
+fn hand_over_pipe(command: &mut Command, reads: RawFd, writes: RawFd) {
+    // SAFETY: the closure runs between fork and exec and calls only dup2(2), which is
+    // async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::dup2(reads, 3) < 0 || libc::dup2(writes, 4) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    };
 }
 
 // ---------------------------------------------------------------------------------
