@@ -97,8 +97,11 @@ impl Browsers {
             return Ok(browser.clone());
         }
         running[place] = None;
-        let profile = self.profiles.join(format!("browser{place}-{}", self.launch()));
-        let browser = Arc::new(Browser::launch(&self.options, &profile).context("launching Chromium")?);
+        let profile = self
+            .profiles
+            .join(format!("browser{place}-{}", self.launch()));
+        let browser =
+            Arc::new(Browser::launch(&self.options, &profile).context("launching Chromium")?);
         running[place] = Some(browser.clone());
         Ok(browser)
     }

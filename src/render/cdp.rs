@@ -194,14 +194,10 @@ fn deliver(mut message: Value, routes: &Mutex<Routes>) {
         let Some(reply) = routes.waiting.remove(&id) else {
             return;
         };
-        let result = match message.get_mut("error") {
+        let result = match message.get("error") {
             Some(error) => Err(anyhow!(
                 "{}",
-                error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("protocol error")
-                    .to_string()
+                error["message"].as_str().unwrap_or("protocol error")
             )),
             None => Ok(message.get_mut("result").map_or(Value::Null, Value::take)),
         };

@@ -51,8 +51,8 @@ pub use supply::{
 
 use crate::document::decode::MAX_BODY_BYTES;
 use anyhow::{bail, Context, Result};
-use clap::ValueEnum;
 use browser::Browsers;
+use clap::ValueEnum;
 use pool::{Pool, Slot};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

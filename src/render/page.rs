@@ -16,7 +16,6 @@ use anyhow::{anyhow, bail, Context, Result};
 use base64::prelude::{Engine, BASE64_STANDARD};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 /// The network counts as idle after this long with no request in flight.
@@ -96,7 +95,6 @@ struct Page<'a> {
     documents: Vec<String>,
     /// The last committed document has fired `load`.
     loaded: bool,
-    in_flight: HashSet<String>,
     last_activity: Instant,
 }
 
@@ -110,7 +108,6 @@ impl<'a> Page<'a> {
             interrupted: false,
             documents: Vec::new(),
             loaded: false,
-            in_flight: HashSet::new(),
             last_activity: Instant::now(),
         }
     }
@@ -164,31 +161,24 @@ impl<'a> Page<'a> {
 
     fn on_event(&mut self, method: &str, params: &Value) -> Result<()> {
         match method {
+            // Every request of the page pauses here and is answered at once: when the
+            // last one was is when the network last did something.
             "Fetch.requestPaused" => {
                 let (command, answer) = self.site.answer(params);
                 self.tab.send(command, answer)?;
-                return Ok(());
             }
             "Page.lifecycleEvent" if params["frameId"] == self.tab.target.as_str() => {
                 let loader = params["loaderId"].as_str().unwrap_or_default();
                 match params["name"].as_str() {
                     Some("init") => {
-                        // A new document: the old one's requests were cancelled with it.
                         self.documents.push(loader.to_string());
                         self.loaded = false;
-                        self.in_flight.clear();
                     }
                     Some("load") if self.documents.last().is_some_and(|d| d == loader) => {
                         self.loaded = true;
                     }
                     _ => return Ok(()),
                 }
-            }
-            "Network.requestWillBeSent" => {
-                self.in_flight.insert(request_id(params));
-            }
-            "Network.loadingFinished" | "Network.loadingFailed" => {
-                self.in_flight.remove(&request_id(params));
             }
             // An open alert() blocks the page's main thread, and every call into it.
             "Page.javascriptDialogOpening" => {
@@ -204,15 +194,17 @@ impl<'a> Page<'a> {
     }
 
     /// Waits until the document of `loader` (or one it navigated to) has loaded and
-    /// no request has been in flight for `QUIET`; false if the deadline came first.
-    /// Chromium's own `networkIdle` lifecycle event comes about a second after the
-    /// network went quiet (it is checked lazily); counting requests is exact.
+    /// no request has been made for `QUIET`; false if the deadline came first. The
+    /// renderer answers every request the moment it is made, so none is ever in
+    /// flight for long. Chromium's own `networkIdle` lifecycle event comes about a
+    /// second after the network went quiet (it is checked lazily), which would double
+    /// the time of every render.
     fn settle(&mut self, loader: &str) -> Result<bool> {
         loop {
             let now = Instant::now();
             let ours = self.documents.iter().any(|document| document == loader);
             let quiet_since = now.saturating_duration_since(self.last_activity);
-            if ours && self.loaded && self.in_flight.is_empty() && quiet_since >= QUIET {
+            if ours && self.loaded && quiet_since >= QUIET {
                 return Ok(true);
             }
             if now >= self.deadline {
@@ -272,7 +264,10 @@ impl<'a> Page<'a> {
             json!({ "origin": origin, "storageTypes": "all" }),
         )?;
         let targets = self.tab.browser_command("Target.getTargets", json!({}))?;
-        let targets = targets["targetInfos"].as_array().cloned().unwrap_or_default();
+        let targets = targets["targetInfos"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         for target in targets {
             let opened = target["browserContextId"] == self.tab.context()
                 && target["targetId"] != self.tab.target.as_str();
@@ -283,8 +278,4 @@ impl<'a> Page<'a> {
         }
         Ok(())
     }
-}
-
-fn request_id(params: &Value) -> String {
-    params["requestId"].as_str().unwrap_or_default().to_string()
 }

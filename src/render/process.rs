@@ -89,7 +89,11 @@ impl Process {
             .stdout(Stdio::null())
             .stderr(log)
             .process_group(0);
-        hand_over_pipe(&mut command, browser_reads.as_raw_fd(), browser_writes.as_raw_fd());
+        hand_over_pipe(
+            &mut command,
+            browser_reads.as_raw_fd(),
+            browser_writes.as_raw_fd(),
+        );
         let child = spawn_bound_to_us(command)
             .with_context(|| format!("cannot run {}", options.chromium.display()))?;
         let group = i32::try_from(child.id())?;

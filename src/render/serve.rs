@@ -100,7 +100,10 @@ impl Site {
         } else if NEEDLESS.contains(&resource) {
             return fail(id);
         } else {
-            let file = self.siblings.as_deref().and_then(|root| read_sibling(root, &relative));
+            let file = self
+                .siblings
+                .as_deref()
+                .and_then(|root| read_sibling(root, &relative));
             match file {
                 Some(bytes) => (content_type(&relative), bytes),
                 None => return not_found(id),
