@@ -1036,9 +1036,9 @@ fn a_failed_render_is_remembered_and_a_warm_run_starts_no_browser() {
 
     let cold = render(&[]);
     assert!(cold.contains("1 rendered now, 0 already in the cache, 0 stored before (pair file or --store), 1 failed (0 remembered"), "{cold}");
-    // The hung page's browser was killed and the page tried again alone: browsers started.
+    // The hung page's tab was closed and the page tried again alone: a browser started.
     let started = launches();
-    assert!(started >= 2, "{started} launches");
+    assert!(started >= 1, "{started} launches");
 
     let warm = render(&[]);
     assert!(warm.contains("0 rendered now, 1 already in the cache, 0 stored before (pair file or --store), 1 failed (1 remembered"), "{warm}");

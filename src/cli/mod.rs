@@ -196,7 +196,7 @@ struct RenderArgs {
     /// Seconds a page may take to load and settle; then what has rendered is kept, marked cut off.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     render_deadline: f64,
-    /// Pages rendering at once, one browser each [default: 4 per core].
+    /// Pages rendering at once, one tab each, eight tabs to a browser [default: 8 per core].
     #[arg(long, value_name = "N")]
     tabs: Option<usize>,
     /// What a rendered page may load from its folder besides itself.

@@ -74,7 +74,7 @@ fn script_inserted_paragraphs_are_in_the_rendered_body() {
 }
 
 #[test]
-fn a_gzipped_page_fetches_its_sibling_from_the_loopback_server() {
+fn a_gzipped_page_fetches_its_sibling_file() {
     let page = br#"<!doctype html><html><body><div id="out">waiting</div><script>
         fetch('data.json').then(response => response.json()).then(data => {
           document.getElementById('out').textContent = data.message;
@@ -186,7 +186,7 @@ fn a_script_that_never_yields_is_interrupted_and_the_page_kept() {
 }
 
 #[test]
-fn nothing_gets_out_but_requests_to_the_pages_own_server() {
+fn nothing_gets_out_but_the_pages_own_files() {
     // Another loopback port stands for "outside": it must see no connection at all.
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     listener
