@@ -20,10 +20,11 @@
 //! other address fails, and the browser has no route out anyway.
 //!
 //! Where the time goes decided the design (measured on 2 cores): a browser process
-//! costs CPU whatever it renders, and a DevTools call through headless_chrome waited
-//! ~0.1 s in its WebSocket reader. So a few browsers hold many tabs, each tab in a
-//! browser context of its own, driven over Chromium's DevTools pipe, with no HTTP
-//! server: 4.1 pages/s became ~N pages/s on the training pages (README, Benchmark).
+//! costs CPU whatever it renders (its main thread is the busiest thread of a run),
+//! and a DevTools call through headless_chrome waited ~0.1 s in its WebSocket
+//! reader. So a few browsers hold many tabs, each tab in a browser context of its
+//! own, driven over Chromium's DevTools pipe, with no HTTP server: about 1.4x to
+//! 1.6x the pages per second of one browser per tab (README, Benchmark).
 //!
 //! - [`Renderer`] owns the browsers (`browser.rs`) and a pool of tabs (`pool.rs`,
 //!   `tab.rs`) and renders documents on them;
