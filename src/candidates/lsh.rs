@@ -253,6 +253,21 @@ fn one_permutation(shingles: &[u64], bins: usize) -> Vec<u64> {
     values.into_iter().map(|v| v.max(1)).collect()
 }
 
+/// What a driver that joins documents elsewhere needs (`twinpage sketch`).
+impl Lsh {
+    /// The key of each band of a sketch's values, in band order: two sketches are
+    /// looked at when they share one (band, key); none for a sketch that takes part
+    /// in no pair (no words, or no values).
+    pub fn band_keys(&self, sketch: &Sketch) -> Vec<u64> {
+        if sketch.words == 0 || sketch.values.len() != self.params.hashes {
+            return Vec::new();
+        }
+        (0..self.banding.bands)
+            .map(|band| self.band_key(&sketch.values, band))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,7 @@ mod retrain;
 mod review;
 mod score;
 mod signals;
+mod sketch;
 mod train;
 
 use std::io::Write;
@@ -69,6 +70,7 @@ enum Command {
     Review(review::Args),
     Retrain(retrain::Args),
     Idf(idf::Args),
+    Sketch(sketch::Args),
 }
 
 /// Runs the command line and maps the result to an exit code.
@@ -95,6 +97,7 @@ pub fn run() -> ExitCode {
         Command::Review(a) => review::run(a),
         Command::Retrain(a) => retrain::run(a),
         Command::Idf(a) => idf::run(a),
+        Command::Sketch(a) => sketch::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
