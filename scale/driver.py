@@ -22,6 +22,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 from pyspark.sql import SparkSession
 
@@ -31,6 +32,14 @@ SKETCH_COLUMNS = ["url", "html", "rendered", "domain", "status", "words", "bands
 # The one-machine commands' model defaults (src/cli/mod.rs): this file in the current
 # folder, else the copy built into the binary.
 DEFAULT_MODELS = {"model": "models/default.json", "fetched_model": "models/fetched-only.json"}
+
+
+STARTED = time.monotonic()
+
+
+def say(message):
+    """A line on stderr with the seconds since the start."""
+    print(f"twinpage-spark: [{time.monotonic() - STARTED:6.1f} s] {message}", file=sys.stderr)
 
 
 class Failure(Exception):
@@ -86,15 +95,19 @@ def run(args):
     # Checks the options on the driver, before Spark starts, and says what verifying needs.
     plan = json.loads(call([binary, "sketch", "--plan", *sketch_options], "the sketch options"))
 
+    log4j = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
     spark = (SparkSession.builder.master(args.master).appName("twinpage")
-             .config("spark.ui.enabled", "false").getOrCreate())
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
+             .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     try:
         if args.command == "candidates":
             head, pairs = candidates(spark, args, binary, docs, args.out, plan, sketch_options)
             with output(args.out) as f:
                 write_rows(f, itertools.chain([head], pairs.toLocalIterator()))
-            print(f"twinpage-spark: {pairs.count()} candidate pairs by lsh", file=sys.stderr)
+            say(f"{pairs.count()} candidate pairs by lsh in {args.out}")
         else:
             pipeline(spark, args, binary, docs, plan, sketch_options)
     finally:
@@ -105,9 +118,9 @@ def pipeline(spark, args, binary, docs, plan, sketch_options):
     os.makedirs(args.out, exist_ok=True)
     candidates_csv = os.path.join(args.out, "candidates.csv")
     head, pairs = candidates(spark, args, binary, docs, candidates_csv, plan, sketch_options)
-    pairs = pairs.persist()
     with output(candidates_csv) as f:
         write_rows(f, itertools.chain([head], pairs.toLocalIterator()))
+    say(f"{pairs.count()} candidate pairs by lsh")
 
     score_options = options(args, ["render", "no_render", "cache"])
     for name, default in DEFAULT_MODELS.items():
@@ -121,13 +134,13 @@ def pipeline(spark, args, binary, docs, plan, sketch_options):
     scored.count()  # all partitions at once; writing then reads them one at a time
     with output(os.path.join(args.out, "scores.csv")) as f:
         write_rows(f, itertools.chain([head + DECISION_COLUMNS], scored.toLocalIterator()))
-    print(f"twinpage-spark: {scored.count()} pairs scored", file=sys.stderr)
+    say(f"{scored.count()} pairs scored")
 
     found = clusters(scored, head, int(args.max_size))
     found.count()
     with output(os.path.join(args.out, "clusters.csv")) as f:
         write_rows(f, itertools.chain([["cluster", "size", "status", "url", "html"]], found.toLocalIterator()))
-    print(f"twinpage-spark: {found.count()} documents in clusters, in {args.out}", file=sys.stderr)
+    say(f"{found.count()} documents in clusters; candidates.csv, scores.csv, clusters.csv in {args.out}")
 
 
 def candidates(spark, args, binary, docs, out, plan, sketch_options):
@@ -146,6 +159,7 @@ def candidates(spark, args, binary, docs, out, plan, sketch_options):
     sketches = documents.mapPartitions(
         lambda part: sketch_partition(part, header, binary, base, out, sketch_options)).persist()
     check_sketches(sketches, args, docs, out)
+    say(f"{sketches.count()} documents sketched")
 
     ok = sketches.filter(lambda s: s[1]["status"] == "ok")
     # Document number -> (min-values, pair-file side, registered domain), for documents with bands.
@@ -226,8 +240,7 @@ def check_sketches(sketches, args, docs, out):
     skipped = out + ".skipped.csv" if out != "-" else "skipped.csv"
     with output(skipped) as f:
         write_rows(f, itertools.chain([["row", "reason"]], ([where(n, d), d["error"]] for n, d in bad)))
-    print(f"twinpage-spark: skipped {len(bad)} row(s) with unreadable documents; listed in {skipped}",
-          file=sys.stderr)
+    say(f"skipped {len(bad)} row(s) with unreadable documents; listed in {skipped}")
 
 
 def verify(a, b, da, db, plan, sites):
@@ -339,6 +352,7 @@ def components(edges):
         edges = edges.flatMap(lambda e: [e, (e[1], e[0])]).groupByKey().flatMap(large_star)
         edges = edges.map(lambda e: e if e[1] <= e[0] else (e[1], e[0])).groupByKey().flatMap(small_star)
         edges = edges.distinct().persist()
+        say(f"connected components: {edges.count()} edges")
         edges.localCheckpoint()
         # Done when each node points at one node, which points nowhere: a star per
         # component, centred on its smallest node (both steps only ever point a node at

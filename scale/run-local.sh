@@ -26,7 +26,11 @@ if ! command -v java >/dev/null; then
 fi
 
 # The venv counts as installed only once pyspark imports at the pinned version, so an
-# interrupted install is started again rather than half used.
+# interrupted install is started again rather than half used; runs started together
+# take turns (the lock), so only the first installs.
+mkdir -p "$root/target"
+exec 9>"$root/target/scale-venv.lock"
+flock 9
 if ! "$venv/bin/python" -c "import pyspark, sys; sys.exit(pyspark.__version__ != '$pyspark_version')" 2>/dev/null; then
     say "installing pyspark $pyspark_version in $venv (once; about 400 MB)"
     rm -rf "$venv"
@@ -38,6 +42,7 @@ if ! "$venv/bin/python" -c "import pyspark, sys; sys.exit(pyspark.__version__ !=
     fi
     "$venv/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir "pyspark==$pyspark_version"
 fi
+flock -u 9
 
 binary="${TWINPAGE_BIN:-}"
 if [ -z "$binary" ]; then
@@ -47,5 +52,7 @@ fi
 
 # Executors run their Python from the same venv; the driver's own messages and the
 # binary's go to stderr, Spark's are kept to errors.
+# Local mode needs no network address: this silences the warning about the host name.
+export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
 export PYSPARK_PYTHON="$venv/bin/python" PYSPARK_DRIVER_PYTHON="$venv/bin/python"
 exec "$venv/bin/python" "$root/scale/driver.py" --binary "$binary" "$@"
