@@ -15,6 +15,7 @@ it in local mode; README.md says how to submit it to a cluster.
 
 import argparse
 import csv
+import io
 import itertools
 import json
 import os
@@ -24,16 +25,11 @@ import sys
 import tempfile
 import time
 
-from pyspark.sql import SparkSession
+from pyspark import SparkConf, SparkContext
 
 DECISION_COLUMNS = ["p_duplicate", "p_spread", "confidence", "decision", "decided_by"]
 # What `twinpage sketch` writes before the docs table's other columns.
 SKETCH_COLUMNS = ["url", "html", "rendered", "domain", "status", "words", "bands", "minhashes", "error"]
-# The one-machine commands' model defaults (src/cli/mod.rs): this file in the current
-# folder, else the copy built into the binary.
-DEFAULT_MODELS = {"model": "models/default.json", "fetched_model": "models/fetched-only.json"}
-
-
 STARTED = time.monotonic()
 
 
@@ -62,8 +58,8 @@ def parse_args():
     for name, out_help in [("candidates", "output pair file"), ("pipeline", "output folder")]:
         p = commands.add_parser(name)
         p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
-        p.add_argument("--partitions", type=int, help="partitions of the docs table and of the pairs "
-                       "(default: twice the cores Spark has)")
+        p.add_argument("--partitions", type=int, help="partitions of the docs table, the pairs and "
+                       "every shuffle (default in local mode: twice the cores)")
         p.add_argument("--docs", required=True, help="docs.csv (url,html[,rendered], other columns kept)")
         p.add_argument("--out", required=True, help=out_help)
         p.add_argument("--method", default="lsh", choices=["simhash", "minhash", "combined", "pugh", "lsh"])
@@ -87,7 +83,9 @@ def parse_args():
 
 
 def run(args):
-    binary = os.path.abspath(args.binary)
+    # Executors run the binary as named: a relative path is found in their working folder,
+    # where spark-submit --files puts it (README, On Spark).
+    binary = args.binary
     docs = os.path.abspath(args.docs)
     if not os.path.isfile(docs):
         raise Failure(f"--docs {args.docs}: no such file (give a docs.csv with columns url,html)")
@@ -96,37 +94,39 @@ def run(args):
     plan = json.loads(call([binary, "sketch", "--plan", *sketch_options], "the sketch options"))
 
     log4j = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
-    spark = (SparkSession.builder.master(args.master).appName("twinpage")
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    conf = (SparkConf().setMaster(args.master).setAppName("twinpage")
+            .set("spark.ui.enabled", "false")
+            .set("spark.ui.showConsoleProgress", "false")
+            .set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}"))
+    # Every shuffle cuts its output in this many partitions: a few per core is enough for
+    # balance; more tasks cost more than they spread.
+    if args.partitions or args.master.startswith("local"):
+        conf.set("spark.default.parallelism", str(args.partitions or 2 * os.cpu_count()))
+    sc = SparkContext(conf=conf)
+    sc.setLogLevel("ERROR")
     try:
         if args.command == "candidates":
-            head, pairs = candidates(spark, args, binary, docs, args.out, plan, sketch_options)
+            head, pairs = candidates(sc, args, binary, docs, args.out, plan, sketch_options)
             with output(args.out) as f:
                 write_rows(f, itertools.chain([head], pairs.toLocalIterator()))
             say(f"{pairs.count()} candidate pairs by lsh in {args.out}")
         else:
-            pipeline(spark, args, binary, docs, plan, sketch_options)
+            pipeline(sc, args, binary, docs, plan, sketch_options)
     finally:
-        spark.stop()
+        sc.stop()
 
 
-def pipeline(spark, args, binary, docs, plan, sketch_options):
+def pipeline(sc, args, binary, docs, plan, sketch_options):
     os.makedirs(args.out, exist_ok=True)
     candidates_csv = os.path.join(args.out, "candidates.csv")
-    head, pairs = candidates(spark, args, binary, docs, candidates_csv, plan, sketch_options)
+    head, pairs = candidates(sc, args, binary, docs, candidates_csv, plan, sketch_options)
     with output(candidates_csv) as f:
         write_rows(f, itertools.chain([head], pairs.toLocalIterator()))
     say(f"{pairs.count()} candidate pairs by lsh")
 
-    score_options = options(args, ["render", "no_render", "cache"])
-    for name, default in DEFAULT_MODELS.items():
-        given = getattr(args, name) or (default if os.path.isfile(default) else None)
-        if given:
-            score_options += [f"--{name.replace('_', '-')}", os.path.abspath(given)]
+    # As given: the binary on each executor resolves them, and picks its default model,
+    # as it does on one machine (in local mode, executors work in the current folder).
+    score_options = options(args, ["model", "fetched_model", "render", "no_render", "cache"])
     base = os.path.dirname(os.path.abspath(candidates_csv))
     # Each partition keeps its place in the sorted pairs, so the output keeps their order.
     scored = pairs.mapPartitions(lambda rows: score_partition(rows, head, binary, base, score_options))
@@ -143,17 +143,21 @@ def pipeline(spark, args, binary, docs, plan, sketch_options):
     say(f"{found.count()} documents in clusters; candidates.csv, scores.csv, clusters.csv in {args.out}")
 
 
-def candidates(spark, args, binary, docs, out, plan, sketch_options):
+def candidates(sc, args, binary, docs, out, plan, sketch_options):
     """The pair file's header, and its rows sorted as `twinpage candidates` writes them
     (by the two documents' numbers in the docs table)."""
-    sc = spark.sparkContext
-    parts = args.partitions or 2 * sc.defaultParallelism
+    parts = sc.defaultParallelism
     # RFC 4180 as the binary reads it: quotes doubled, fields may span lines (so the file
     # is read by one task; the sketching, which costs, is spread below).
-    table = (spark.read.options(header=False, multiLine=True, quote='"', escape='"', mode="FAILFAST")
-             .csv(docs))
-    rows = table.rdd.map(lambda r: ["" if v is None else v for v in r]).zipWithIndex()
+    # Python's csv reads it as the binary's csv crate does (blank lines skipped too);
+    # Spark SQL's CSV reader would cost a dozen seconds of start-up and differ in details.
+    table = sc.wholeTextFiles(docs, minPartitions=1).values()
+    rows = table.flatMap(lambda text: filter(None, csv.reader(io.StringIO(text, newline="")))).zipWithIndex()
     header = [h.lstrip("\ufeff").strip() for h in rows.first()[0]]
+    ragged = rows.filter(lambda r: len(r[0]) != len(header)).take(1)
+    if ragged:
+        raise Failure(f"{docs} row {ragged[0][1]}: {len(ragged[0][0])} fields where the header has "
+                      f"{len(header)}")
     documents = rows.filter(lambda r: r[1] > 0).map(lambda r: (r[1] - 1, r[0])).repartition(parts)
     base = os.path.dirname(docs)
     sketches = documents.mapPartitions(
@@ -169,10 +173,13 @@ def candidates(spark, args, binary, docs, out, plan, sketch_options):
                  .groupByKey()
                  .flatMap(lambda kv: itertools.combinations(sorted(kv[1]), 2))
                  .distinct())
-    verified = (looked_at.join(usable)
-                .map(lambda x: (x[1][0], (x[0], x[1][1])))
+    # Each pair meets both documents' values in one join (a document's values cross the
+    # shuffle once per pair it is in), then the two halves meet by pair.
+    verified = (looked_at.flatMap(lambda p: [(p[0], p), (p[1], p)])
                 .join(usable)
-                .flatMap(lambda x: verify(x[1][0][0], x[0], x[1][0][1], x[1][1], plan, args.sites)))
+                .map(lambda x: (x[1][0], (x[0], x[1][1])))
+                .groupByKey()
+                .flatMap(lambda x: verify(*x[0], *(d for _, d in sorted(x[1])), plan, args.sites)))
 
     rendered = not ok.filter(lambda s: s[1]["side"][2]).isEmpty()
     extra = [h for i, h in enumerate(header) if i not in document_columns(header)]
@@ -225,7 +232,7 @@ def sketch_partition(part, header, binary, base, pairs_out, sketch_options):
 def check_sketches(sketches, args, docs, out):
     """Rows the binary could not sketch: an error naming the first, or with --skip-bad
     (unreadable documents only) the list beside the output, as `twinpage candidates` does."""
-    bad = sketches.filter(lambda s: s[1]["status"] != "ok").sortByKey().collect()
+    bad = sorted(sketches.filter(lambda s: s[1]["status"] != "ok").collect(), key=lambda s: s[0])
     if not bad:
         return
     where = lambda n, d: f"{docs} row {n + 1} (html {d['html'] or '?'})"
