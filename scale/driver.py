@@ -49,6 +49,14 @@ def main():
     except Failure as e:
         print(f"twinpage-spark: error: {e}", file=sys.stderr)
         sys.exit(1)
+    except Exception as e:
+        # A Failure raised on an executor reaches here inside Spark's exception: its
+        # message, not the Java stack, is what says what to fix.
+        found = re.search(r"Failure: (.+?)(?:\n\s*at |\Z)", str(e), re.DOTALL)
+        if not found:
+            raise
+        print(f"twinpage-spark: error: {found.group(1).strip()}", file=sys.stderr)
+        sys.exit(1)
 
 
 def parse_args():
@@ -75,8 +83,10 @@ def parse_args():
             p.add_argument("--render", choices=["auto", "always", "never"])
             p.add_argument("--no-render", action="store_true")
             p.add_argument("--cache", help="render cache folder")
-            p.add_argument("--max-size", default="50", help="as `twinpage cluster --max-size`")
+            p.add_argument("--max-size", type=int, default=50, help="as `twinpage cluster --max-size`")
     args = ap.parse_args()
+    if getattr(args, "max_size", 0) < 0:
+        ap.error(f"--max-size {args.max_size}: give a number of documents, 0 or more")
     if args.method != "lsh":
         ap.error(f"--method {args.method} is not supported on Spark yet: use --method lsh")
     return args
@@ -103,7 +113,7 @@ def run(args):
     if args.partitions or args.master.startswith("local"):
         conf.set("spark.default.parallelism", str(args.partitions or 2 * os.cpu_count()))
     sc = SparkContext(conf=conf)
-    sc.setLogLevel("ERROR")
+    sc.setLogLevel("FATAL")  # the driver says what went wrong, without Java stacks
     try:
         if args.command == "candidates":
             head, pairs = candidates(sc, args, binary, docs, args.out, plan, sketch_options)
@@ -136,7 +146,7 @@ def pipeline(sc, args, binary, docs, plan, sketch_options):
         write_rows(f, itertools.chain([head + DECISION_COLUMNS], scored.toLocalIterator()))
     say(f"{scored.count()} pairs scored")
 
-    found = clusters(scored, head, int(args.max_size))
+    found = clusters(scored, head, args.max_size)
     found.count()
     with output(os.path.join(args.out, "clusters.csv")) as f:
         write_rows(f, itertools.chain([["cluster", "size", "status", "url", "html"]], found.toLocalIterator()))
@@ -147,10 +157,10 @@ def candidates(sc, args, binary, docs, out, plan, sketch_options):
     """The pair file's header, and its rows sorted as `twinpage candidates` writes them
     (by the two documents' numbers in the docs table)."""
     parts = sc.defaultParallelism
-    # RFC 4180 as the binary reads it: quotes doubled, fields may span lines (so the file
-    # is read by one task; the sketching, which costs, is spread below).
-    # Python's csv reads it as the binary's csv crate does (blank lines skipped too);
-    # Spark SQL's CSV reader would cost a dozen seconds of start-up and differ in details.
+    # Fields may span lines, so a file is read whole by one task (the sketching, which
+    # costs, is spread below); Python's csv reads it as the binary's csv crate does
+    # (RFC 4180, blank lines skipped), where Spark SQL's CSV reader would differ in
+    # details and cost a dozen seconds of start-up.
     table = sc.wholeTextFiles(docs, minPartitions=1).values()
     rows = table.flatMap(lambda text: filter(None, csv.reader(io.StringIO(text, newline="")))).zipWithIndex()
     header = [h.lstrip("\ufeff").strip() for h in rows.first()[0]]
@@ -185,11 +195,11 @@ def candidates(sc, args, binary, docs, out, plan, sketch_options):
     extra = [h for i, h in enumerate(header) if i not in document_columns(header)]
     head = ["url_a", "url_b", "html_a", "html_b"] + (["rendered_a", "rendered_b"] if rendered else [])
     head += ["method", *plan["evidence"], *(f"{h}{s}" for h in extra for s in ("_a", "_b"))]
-    rows = verified.map(lambda p: (p[0], pair_row(p[1], p[2], p[3], rendered))).persist()
+    pairs = verified.map(lambda p: (p[0], pair_row(p[1], p[2], p[3], rendered))).persist()
     # Persisted and counted here so that writing (one partition at a time) computes nothing.
-    rows = rows.sortByKey(numPartitions=parts).values().persist()
-    rows.count()
-    return head, rows
+    pairs = pairs.sortByKey(numPartitions=parts).values().persist()
+    pairs.count()
+    return head, pairs
 
 
 def document_columns(header):
@@ -236,9 +246,9 @@ def check_sketches(sketches, args, docs, out):
     if not bad:
         return
     where = lambda n, d: f"{docs} row {n + 1} (html {d['html'] or '?'})"
-    rows = [n for n, d in bad if d["status"] == "bad-row"]
-    if rows:
-        n, d = next((n, d) for n, d in bad if d["status"] == "bad-row")
+    not_documents = [(n, d) for n, d in bad if d["status"] == "bad-row"]
+    if not_documents:
+        n, d = not_documents[0]
         raise Failure(f"{where(n, d)}: {d['error']}")
     if not args.skip_bad:
         n, d = bad[0]
@@ -384,7 +394,10 @@ def options(args, names):
 
 def call(command, what):
     """Runs the binary; its own message (and exit code 2 for a usage error) on failure."""
-    done = subprocess.run(command, capture_output=True, text=True)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise Failure(f"{command[0]}: no such binary (cargo build --release, or TWINPAGE_BIN=PATH)")
     if done.returncode == 2:
         sys.stderr.write(done.stderr)
         sys.exit(2)

@@ -257,3 +257,47 @@ fn the_spark_driver_says_what_to_fix_before_starting_spark() {
     fails(&["sideways"], 2, "invalid choice");
     assert!(!Path::new(env!("CARGO_MANIFEST_DIR")).join("x.csv").exists());
 }
+
+#[test]
+fn a_failure_on_an_executor_is_a_message_and_no_output() {
+    // Three documents, two alike; the model to score them with does not exist, which
+    // only the executors running `twinpage score` find out.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scale-failure");
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let text = "the same words of a page about swifts nesting under the eaves of a school";
+    for (name, body) in [("a", text), ("b", text), ("c", "something else entirely")] {
+        fs::write(dir.join(format!("{name}.html")), format!("<p>{body}</p>")).unwrap();
+    }
+    let docs = dir.join("docs.csv");
+    fs::write(
+        &docs,
+        "url,html\nhttp://a/,a.html\nhttp://b/,b.html\nhttp://c/,c.html\n",
+    )
+    .unwrap();
+    let out = dir.join("run");
+    let run = spark(&[
+        "pipeline",
+        "--docs",
+        docs.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--model",
+        "no/such/model.json",
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("twinpage-spark: error: twinpage score failed")
+            && stderr.contains("no/such/model.json"),
+        "{stderr}"
+    );
+    // The step before the failure wrote its whole file; the failed one wrote nothing.
+    assert!(out.join("candidates.csv").exists());
+    assert!(!out.join("scores.csv").exists());
+    let left: Vec<_> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+}
