@@ -64,7 +64,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Params {
-            threshold: 0.7,
+            threshold: 0.4,
             hashes: 128,
             shingle_words: 3,
         }
@@ -269,8 +269,13 @@ mod tests {
                 "{threshold}: {bands} x {rows}, step {step}"
             );
         }
-        // The default: 14 bands of 9 rows (step near (1/14)^(1/9) = 0.75).
+        // 14 bands of 9 rows for 0.7 (step near (1/14)^(1/9) = 0.75); the default
+        // 0.4: 32 bands of 4 rows.
         assert_eq!(banding(0.7, 128), Banding { bands: 14, rows: 9 });
+        assert_eq!(
+            banding(Params::default().threshold, 128),
+            Banding { bands: 32, rows: 4 }
+        );
         // Broder's 6 groups of 14 would put it far too high for 0.7.
         assert!((1.0f64 / 6.0).powf(1.0 / 14.0) > 0.85);
     }
@@ -294,7 +299,8 @@ mod tests {
             ..Params::default()
         })
         .unwrap();
-        for (shared, expect_pair) in [(900, true), (500, false)] {
+        // Around the default threshold 0.4: Jaccard 0.9 is a pair, 0.2 is not.
+        for (shared, expect_pair) in [(900, true), (200, false)] {
             let (a, b) = texts(shared, 1000);
             let (sa, sb) = (lsh.sketch(&a), lsh.sketch(&b));
             let estimate = lsh.estimate(&sa.values, &sb.values);

@@ -142,9 +142,10 @@ fn sketch_new(c: &Common, index: &Index) -> Result<(Corpus, Sketched)> {
     let shard = c.shard.unwrap_or(Shard::all());
     let paths = OutputPaths::absolute(&corpus.base);
     let text = index.manifest.text;
-    let sketched = sketch::sketch_corpus(&corpus, &simhash, text, &paths, c.skip_bad, |url| {
-        shard.contains(url)
-    })?;
+    let sketched =
+        sketch::sketch_corpus(&corpus, &simhash, text, None, &paths, c.skip_bad, |url| {
+            shard.contains(url)
+        })?;
     Ok((corpus, sketched))
 }
 

@@ -187,7 +187,8 @@ fn write_skipped(out: &str, skipped: &[Skipped]) -> Result<()> {
 /// How a command gets rendered bodies; shared by every command that computes signals.
 #[derive(clap::Args, Debug)]
 struct RenderArgs {
-    /// Fetched-body signals only: render nothing (needs a model trained with --no-render).
+    /// Fetched bodies only: no rendered body is used or made (a scoring model must then be
+    /// fetched-only, trained with --no-render).
     #[arg(long)]
     no_render: bool,
     /// Render cache folder [default: $XDG_CACHE_HOME/twinpage/render or ~/.cache/twinpage/render].
