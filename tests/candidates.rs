@@ -290,6 +290,33 @@ fn index_finds_earlier_documents_online_and_in_batches() {
         text.contains("http://mirror.example/a,http://news.example/a,"),
         "{text}"
     );
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("method,estimated_jaccard"),
+        "{text}"
+    );
+    // The same index answers by fingerprint distance too.
+    let (by_simhash, _) = run_ok(
+        twinpage()
+            .args(["index", "query", "--method", "simhash", "--index"])
+            .arg(&index)
+            .arg("--docs")
+            .arg(d.join("second.csv")),
+    );
+    assert!(
+        by_simhash
+            .lines()
+            .next()
+            .unwrap()
+            .contains("method,hamming"),
+        "{by_simhash}"
+    );
+    assert!(
+        by_simhash.contains("http://mirror.example/a,http://news.example/a,"),
+        "{by_simhash}"
+    );
     // Slices of the same documents concatenate to the whole answer.
     let mut sliced = 0;
     for i in 0..3 {

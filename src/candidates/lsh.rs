@@ -162,9 +162,7 @@ impl Lsh {
     /// The fingerprint of band `band` of a sketch's values.
     pub fn band_key(&self, values: &[u64], band: usize) -> u64 {
         let rows = self.banding.rows;
-        (band * rows..(band + 1) * rows).fold(mix64(band as u64), |h, i| {
-            mix64(h ^ lane(values, i))
-        })
+        (band * rows..(band + 1) * rows).fold(mix64(band as u64), |h, i| mix64(h ^ lane(values, i)))
     }
 
     /// The first band on which two sketches agree in full.
@@ -182,6 +180,67 @@ impl Lsh {
     fn verified(&self, a: &[u64], b: &[u64]) -> Option<Vec<String>> {
         let estimate = self.estimate(a, b);
         (estimate >= self.params.threshold).then(|| vec![format!("{estimate:.3}")])
+    }
+
+    /// `u64`s a document's signature takes.
+    pub fn signature_len(&self) -> usize {
+        self.params.hashes.div_ceil(LANES)
+    }
+}
+
+/// The band keys of stored signatures, sorted per band, so that each new document
+/// is looked up (the index's query) instead of sorted in with them.
+pub struct BandTables<'a> {
+    lsh: &'a Lsh,
+    /// The stored signatures, one after the other.
+    stored: &'a [u64],
+    bands: Vec<Vec<(u64, u32)>>,
+}
+
+impl<'a> BandTables<'a> {
+    pub fn build(lsh: &'a Lsh, stored: &'a [u64]) -> BandTables<'a> {
+        let len = lsh.signature_len();
+        let bands = (0..lsh.banding.bands)
+            .into_par_iter()
+            .map(|band| {
+                let mut keys: Vec<(u64, u32)> = stored
+                    .chunks_exact(len)
+                    .enumerate()
+                    .map(|(id, values)| (lsh.band_key(values, band), id as u32))
+                    .collect();
+                keys.sort_unstable();
+                keys
+            })
+            .collect();
+        BandTables { lsh, stored, bands }
+    }
+
+    /// The stored documents whose estimated Jaccard with `sketch` reaches the
+    /// threshold, with the estimate as evidence, by stored number.
+    pub fn query(&self, sketch: &Sketch) -> Vec<(u32, Vec<String>)> {
+        if !self.lsh.usable(sketch) {
+            return Vec::new();
+        }
+        let mut seen: Vec<u32> = Vec::new();
+        for (band, keys) in self.bands.iter().enumerate() {
+            let key = self.lsh.band_key(&sketch.values, band);
+            let from = keys.partition_point(|&(k, _)| k < key);
+            seen.extend(
+                keys[from..]
+                    .iter()
+                    .take_while(|&&(k, _)| k == key)
+                    .map(|&(_, id)| id),
+            );
+        }
+        seen.sort_unstable();
+        seen.dedup();
+        let len = self.lsh.signature_len();
+        seen.into_iter()
+            .filter_map(|id| {
+                let values = &self.stored[id as usize * len..(id as usize + 1) * len];
+                Some((id, self.lsh.verified(&sketch.values, values)?))
+            })
+            .collect()
     }
 }
 
