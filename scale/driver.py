@@ -77,12 +77,13 @@ def parse_args():
         p.add_argument("--threshold")
         p.add_argument("--lsh-hashes")
         p.add_argument("--lsh-shingle-words")
+        # Sketches take a document's stored or cached render, as `twinpage candidates` does.
+        p.add_argument("--no-render", action="store_true")
+        p.add_argument("--cache", help="render cache folder")
         if name == "pipeline":
             p.add_argument("--model", help="as `twinpage score --model`")
             p.add_argument("--fetched-model", help="as `twinpage score --fetched-model`")
             p.add_argument("--render", choices=["auto", "always", "never"])
-            p.add_argument("--no-render", action="store_true")
-            p.add_argument("--cache", help="render cache folder")
             p.add_argument("--max-size", type=int, default=50, help="as `twinpage cluster --max-size`")
     args = ap.parse_args()
     if getattr(args, "max_size", 0) < 0:
@@ -99,7 +100,8 @@ def run(args):
     docs = os.path.abspath(args.docs)
     if not os.path.isfile(docs):
         raise Failure(f"--docs {args.docs}: no such file (give a docs.csv with columns url,html)")
-    sketch_options = options(args, ["text", "threshold", "lsh_hashes", "lsh_shingle_words"])
+    sketch_options = options(args, ["text", "threshold", "lsh_hashes", "lsh_shingle_words",
+                                     "no_render", "cache"])
     # Checks the options on the driver, before Spark starts, and says what verifying needs.
     plan = json.loads(call([binary, "sketch", "--plan", *sketch_options], "the sketch options"))
 
@@ -264,13 +266,13 @@ def verify(a, b, da, db, plan, sites):
     """The pair (a, b) if `twinpage candidates --method lsh` keeps it: one band agreeing in
     full, and the share of agreeing min-values (the estimated Jaccard) at the threshold."""
     (va, side_a, domain_a), (vb, side_b, domain_b) = da, db
-    width, rows = 16, plan["rows"]  # a min-value is 16 hex digits
+    width, rows = 4, plan["rows"]  # a (16-bit) min-value is 4 hex digits
     values = lambda v: [v[i:i + width] for i in range(0, len(v), width)]
     va, vb = values(va), values(vb)
     if not any(va[band * rows:(band + 1) * rows] == vb[band * rows:(band + 1) * rows]
                for band in range(plan["bands"])):
         return []
-    estimate = sum(x == y and int(x, 16) != 0 for x, y in zip(va, vb)) / plan["hashes"]
+    estimate = sum(x == y for x, y in zip(va, vb)) / plan["hashes"]
     if estimate < plan["threshold"]:
         return []
     if sites != "all" and (bool(domain_a) and domain_a == domain_b) != (sites == "same"):

@@ -12,12 +12,11 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use rayon::prelude::*;
 
 use super::declared::one_of;
 use twinpage::candidates::corpus::{Corpus, CorpusDoc, OutputPaths};
 use twinpage::candidates::lsh::{self, Lsh};
-use twinpage::candidates::sketch::{sketch_file, TextChoice};
+use twinpage::candidates::sketch::{sketch_documents, RenderedText, TextChoice};
 use twinpage::candidates::Sketch;
 use twinpage::document::url::UrlParts;
 
@@ -58,6 +57,13 @@ pub struct Args {
     /// Words per shingle.
     #[arg(long, value_name = "N", default_value_t = lsh::Params::default().shingle_words)]
     lsh_shingle_words: usize,
+    /// Render in Chromium (and cache) the documents that have no stored or cached render.
+    #[arg(long, conflicts_with = "no_render")]
+    render_missing: bool,
+    /// Where rendered bodies are found (as `candidates`: a stored or cached render's
+    /// text is sketched instead of the fetched body's).
+    #[command(flatten)]
+    rendering: super::RenderArgs,
 }
 
 /// The sketch's own columns, before the docs file's other ones.
@@ -112,6 +118,10 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(base) = &args.base {
         corpus.base = base.clone();
     }
+    let rendered = match args.rendering.settings()? {
+        Some(settings) => Some(RenderedText::new(settings, args.render_missing)?),
+        None => None,
+    };
     let paths = OutputPaths::new(&corpus.base, &args.pairs_out);
     let mut rows = corpus.documents()?;
     super::write_output(&args.out, |w| {
@@ -127,14 +137,19 @@ pub fn run(args: Args) -> Result<()> {
             if chunk.is_empty() {
                 break;
             }
-            let sketched: Vec<Result<Sketch>> = chunk
-                .par_iter()
-                .map(|doc| match doc {
-                    Ok(doc) => sketch_file(&doc.html, &lsh, args.text),
-                    Err(_) => Ok(Sketch::default()),
-                })
+            let docs: Vec<CorpusDoc> = chunk
+                .iter()
+                .filter_map(|d| d.as_ref().ok().cloned())
                 .collect();
-            for (doc, sketch) in chunk.iter().zip(sketched) {
+            let mut sketched = sketch_documents(&docs, &lsh, args.text, rendered.as_ref())?
+                .into_iter()
+                .map(|s| s.map(|(sketch, _)| sketch));
+            for doc in &chunk {
+                // Rows that are not documents were not sketched.
+                let sketch = match doc {
+                    Ok(_) => sketched.next().expect("a sketch per document"),
+                    Err(_) => Ok(Sketch::default()),
+                };
                 let doc = match doc {
                     Ok(doc) => doc,
                     // Not a document (an empty html path, a malformed row): an error of
@@ -155,11 +170,12 @@ pub fn run(args: Args) -> Result<()> {
                         let keys = lsh.band_keys(&s);
                         // Values only where there are keys: no pair without a band.
                         let values = if keys.is_empty() {
-                            &[][..]
+                            Vec::new()
                         } else {
-                            &s.values[..]
+                            lsh.min_values(&s)
                         };
-                        let (bands, values) = (hex(&keys, " "), hex(values, ""));
+                        let values: String = values.iter().map(|v| format!("{v:04x}")).collect();
+                        let bands = hex(&keys, " ");
                         ("ok", s.words.to_string(), bands, values, String::new())
                     }
                     // Not fatal here: the driver applies --skip-bad.
@@ -195,7 +211,7 @@ pub fn run(args: Args) -> Result<()> {
     })
 }
 
-/// Values as fixed-width lowercase hex, joined by `sep`.
+/// Band keys as fixed-width lowercase hex, joined by `sep`.
 fn hex(values: &[u64], sep: &str) -> String {
     values
         .iter()
