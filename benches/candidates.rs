@@ -12,6 +12,14 @@
 //! 3. The same fingerprints stored as an on-disk index: time to write, open
 //!    and build the tables, and per-query latency (one thread) for queries that
 //!    are planted near-duplicates and for random ones.
+//! 4. A synthetic crawl end to end (sizes 100,000 and 1,000,000; `-- --crawl
+//!    N[,N…]` runs this part alone on those sizes):
+//!    pages of 150-400 words from a Zipf vocabulary of 50,000 words, 5 % of them
+//!    copies of an earlier page with 1-3 % of their words replaced (the recipe of
+//!    `scripts/synthetic-corpus.py`, seeded), written once under
+//!    `target/synthetic-crawl-N/`; then `twinpage candidates` with its defaults, as
+//!    a user runs it: wall time, peak memory, candidates, and the recall of the
+//!    planted pairs (all, and those of word 5-shingle Jaccard >= 0.8).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -24,7 +32,9 @@ use twinpage::candidates::index::{Index, Shard};
 use twinpage::candidates::simhash::{self, Layout, Tables};
 use twinpage::candidates::simhash::{Simhash, DEFAULT_HAMMING};
 use twinpage::candidates::sketch::{sketch_file, TextChoice};
+use twinpage::candidates::Sketch;
 use twinpage::distance::hamming;
+use twinpage::util::hash::mix64;
 
 const K: u32 = 3;
 
@@ -44,6 +54,14 @@ fn arg(name: &str) -> Option<usize> {
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
+}
+
+fn text_arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
 }
 
 fn fingerprinting_rate(docs: &Path) {
@@ -111,8 +129,195 @@ fn flip(rng: &mut impl Rng, mut f: u64, bits: u32) -> u64 {
     f
 }
 
+/// Words of the synthetic crawl's vocabulary.
+const VOCABULARY: usize = 50_000;
+
+/// A synthetic crawl on disk: `docs.csv` (url,html) and `planted.csv`
+/// (html_a,html_b,jaccard5), as `scripts/synthetic-corpus.py` writes them.
+struct Crawl {
+    docs: PathBuf,
+    /// Planted pairs (document numbers) and their word 5-shingle Jaccard.
+    planted: Vec<(u32, u32, f64)>,
+}
+
+fn page_path(dir: &Path, i: usize) -> PathBuf {
+    dir.join("pages").join(format!("{i:07}.html"))
+}
+
+/// Writes (or finds, when an earlier run wrote it) the synthetic crawl of `n` pages.
+fn synthetic_crawl(n: usize) -> Crawl {
+    let dir = std::path::absolute(format!("target/synthetic-crawl-{n}")).expect("cwd");
+    let (docs, planted_csv) = (dir.join("docs.csv"), dir.join("planted.csv"));
+    if let Ok(text) = std::fs::read_to_string(&planted_csv) {
+        if docs.is_file() {
+            let index = |p: &str| -> u32 {
+                let stem = Path::new(p)
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or("");
+                stem.parse().expect("a page number")
+            };
+            let planted = text
+                .lines()
+                .skip(1)
+                .map(|l| {
+                    let f: Vec<&str> = l.split(',').collect();
+                    (index(f[0]), index(f[1]), f[2].parse().expect("a Jaccard"))
+                })
+                .collect();
+            return Crawl { docs, planted };
+        }
+    }
+    let start = Instant::now();
+    std::fs::create_dir_all(dir.join("pages")).expect("crawl folder");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let zipf: Vec<f64> = (1..=VOCABULARY)
+        .scan(0.0, |sum, rank| {
+            *sum += 1.0 / rank as f64;
+            Some(*sum)
+        })
+        .collect();
+    let word = |rng: &mut rand_chacha::ChaCha8Rng| -> u16 {
+        let x = rng.random_range(0.0..zipf[VOCABULARY - 1]);
+        zipf.partition_point(|&c| c <= x).min(VOCABULARY - 1) as u16
+    };
+    let mut texts: Vec<Vec<u16>> = Vec::with_capacity(n);
+    let mut planted = Vec::new();
+    for i in 0..n {
+        let words = if i > 0 && rng.random_bool(0.05) {
+            let source = rng.random_range(0..i);
+            let mut words = texts[source].clone();
+            let edits = ((words.len() as f64 * rng.random_range(0.01..0.03)) as usize).max(1);
+            for _ in 0..edits {
+                let at = rng.random_range(0..words.len());
+                words[at] = word(&mut rng);
+            }
+            planted.push((source as u32, i as u32, jaccard5(&texts[source], &words)));
+            words
+        } else {
+            let len = rng.random_range(150..=400);
+            (0..len).map(|_| word(&mut rng)).collect()
+        };
+        let body: Vec<String> = words.iter().map(|w| format!("w{w}")).collect();
+        let html = format!(
+            "<html><head><title>page {i}</title></head><body><p>{}</p></body></html>",
+            body.join(" ")
+        );
+        std::fs::write(page_path(&dir, i), html).expect("write a page");
+        texts.push(words);
+    }
+    let mut csv = String::from("url,html\n");
+    for i in 0..n {
+        csv += &format!(
+            "https://site{}.example/{i},{}\n",
+            i % 997,
+            page_path(&dir, i).display()
+        );
+    }
+    std::fs::write(&docs, csv).expect("docs.csv");
+    let mut csv = String::from("html_a,html_b,jaccard5\n");
+    for &(a, b, j) in &planted {
+        let (pa, pb) = (page_path(&dir, a as usize), page_path(&dir, b as usize));
+        csv += &format!("{},{},{j:.3}\n", pa.display(), pb.display());
+    }
+    std::fs::write(&planted_csv, csv).expect("planted.csv");
+    println!(
+        "synthetic crawl: {n} pages, {} planted copies, written to {} in {:.0} s",
+        planted.len(),
+        dir.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Crawl { docs, planted }
+}
+
+/// Jaccard of the word 5-shingle sets of two texts.
+fn jaccard5(a: &[u16], b: &[u16]) -> f64 {
+    fn set(t: &[u16]) -> std::collections::HashSet<&[u16]> {
+        t.windows(5).collect()
+    }
+    let (a, b) = (set(a), set(b));
+    a.intersection(&b).count() as f64 / a.union(&b).count().max(1) as f64
+}
+
+/// `twinpage candidates` with its defaults on a synthetic crawl: time, memory, recall.
+fn crawl_run(n: usize) {
+    let crawl = synthetic_crawl(n);
+    let out = crawl.docs.with_file_name("candidates.csv");
+    let start = Instant::now();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_twinpage"))
+        .args(["candidates", "--docs"])
+        .arg(&crawl.docs)
+        .arg("--out")
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("twinpage runs");
+    let wall = start.elapsed().as_secs_f64();
+    assert!(status.success(), "twinpage candidates failed");
+    let text = std::fs::read_to_string(&out).expect("candidates.csv");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let (a, b) = (column("html_a"), column("html_b"));
+    let page = |p: &str| -> u32 {
+        let stem = Path::new(p)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("");
+        stem.parse().expect("a page number")
+    };
+    let found: std::collections::HashSet<(u32, u32)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let (x, y) = (page(f[a]), page(f[b]));
+            (x.min(y), x.max(y))
+        })
+        .collect();
+    let hit = |min: f64| {
+        let wanted: Vec<_> = crawl.planted.iter().filter(|p| p.2 >= min).collect();
+        let got = wanted
+            .iter()
+            .filter(|p| found.contains(&(p.0, p.1)))
+            .count();
+        (got, wanted.len())
+    };
+    let ((all, planted), (high, planted_high)) = (hit(0.0), hit(0.8));
+    println!(
+        "synthetic crawl of {n}: `twinpage candidates` (defaults) in {wall:.1} s, peak memory {:.0} MB; \
+         {} candidate pairs ({:.2} per planted pair); recall {all}/{planted} = {:.4} of all planted \
+         pairs, {high}/{planted_high} = {:.4} of those with Jaccard >= 0.8",
+        children_peak_memory_mb(),
+        found.len(),
+        found.len() as f64 / planted.max(1) as f64,
+        all as f64 / planted.max(1) as f64,
+        high as f64 / planted_high.max(1) as f64,
+    );
+}
+
+/// Largest peak resident memory of the child processes that ended so far.
+fn children_peak_memory_mb() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    usage.ru_maxrss as f64 / 1024.0
+}
+
 fn main() {
-    let n = arg("--docs").unwrap_or(1_000_000);
+    if let Some(sizes) = text_arg("--crawl") {
+        for n in sizes.split(',') {
+            crawl_run(n.trim().parse().expect("--crawl N[,N...]"));
+        }
+        return;
+    }
+    fingerprints_and_index(arg("--docs").unwrap_or(1_000_000));
+    for n in [100_000, 1_000_000] {
+        crawl_run(n);
+    }
+}
+
+/// Parts 1 to 3: real pages fingerprinted, pairs within k among `n` synthetic
+/// fingerprints, and an on-disk index of them.
+fn fingerprints_and_index(n: usize) {
     let threads = rayon::current_num_threads();
     fingerprinting_rate(Path::new("training-data/web/docs"));
 
@@ -154,7 +359,18 @@ fn main() {
         .collect();
     let start = Instant::now();
     let mut index = Index::open_or_create(dir.path(), TextChoice::Core).expect("index");
-    index.add(&docs, &fps, Shard::all()).expect("add");
+    // Random signatures beside the fingerprints: this part times the fingerprints.
+    let len = index.lsh(1.0).expect("the index's lsh").signature_len();
+    let sketches: Vec<Sketch> = fps
+        .iter()
+        .map(|&simhash| Sketch {
+            words: 1,
+            simhash,
+            values: (0..len).map(|i| mix64(simhash ^ i as u64)).collect(),
+        })
+        .collect();
+    index.add(&docs, &sketches, Shard::all()).expect("add");
+    drop(sketches);
     drop(index);
     drop(docs);
     let write = start.elapsed().as_secs_f64();

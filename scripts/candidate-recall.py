@@ -2,8 +2,9 @@
 """Recall of a labelled pair file's true duplicate pairs by candidate generation.
 
     scripts/candidate-recall.py docs PAIRS.csv DOCS.csv
-        writes DOCS.csv (url,html with absolute paths): every distinct document of
-        PAIRS.csv once, as a corpus for `twinpage candidates`.
+        writes DOCS.csv (url,html[,rendered] with absolute paths): every distinct
+        document of PAIRS.csv once, with its stored render when the pair file names
+        one, as a corpus for `twinpage candidates`.
     scripts/candidate-recall.py recall PAIRS.csv CANDIDATES.csv
         prints the candidates' count, the duplicate pairs of PAIRS.csv they
         contain (recall) and the distinct pairs they contain.
@@ -25,15 +26,19 @@ def labelled(pairs_path):
 
 
 def docs(pairs_path, out_path):
+    base = os.path.dirname(os.path.abspath(pairs_path))
     seen = {}
     for row, a, b in labelled(pairs_path):
-        seen.setdefault(a, row["url_a"])
-        seen.setdefault(b, row["url_b"])
+        for path, side in ((a, "a"), (b, "b")):
+            rendered = (row.get(f"rendered_{side}") or "").strip()
+            rendered = os.path.normpath(os.path.join(base, rendered)) if rendered else ""
+            seen.setdefault(path, (row[f"url_{side}"], rendered))
     with open(out_path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["url", "html"])
+        w.writerow(["url", "html", "rendered"])
         for path in sorted(seen):
-            w.writerow([seen[path], path])
+            url, rendered = seen[path]
+            w.writerow([url, path, rendered])
     print(f"{len(seen)} documents -> {out_path}")
 
 
@@ -57,6 +62,23 @@ def recall(pairs_path, candidates_path):
         f"(recall {hit / max(len(positives), 1):.4f})  labelled-distinct pairs among them "
         f"{len(negatives & found)}/{len(negatives)}"
     )
+    # Copies of one page are duplicates of each other even where no row pairs them:
+    # the true pairs are those of documents made from one source page (columns
+    # source_a, source_b), so a candidate between two unpaired copies is no noise.
+    source = {}
+    for row, a, b in labelled(pairs_path):
+        source.setdefault(a, row.get("source_a"))
+        source.setdefault(b, row.get("source_b"))
+    if all(source.values()):
+        sizes = {}
+        for s in source.values():
+            sizes[s] = sizes.get(s, 0) + 1
+        true_pairs = sum(n * (n - 1) // 2 for n in sizes.values())
+        inside = sum(1 for p in found if len({source.get(d) for d in p}) == 1)
+        print(
+            f"true pairs (copies of one source page) {true_pairs}: {inside} among the "
+            f"candidates; {len(found) / max(true_pairs, 1):.2f} candidates per true pair"
+        )
 
 
 if __name__ == "__main__":

@@ -39,6 +39,10 @@ const OTHER: &str =
     by the parish councils. The reading room, closed since the flood two winters ago, reopens \
     with restored oak tables and a children's corner donated by a local joinery firm.";
 
+const UNRELATED: &str = "Tide tables for the estuary change next month: the harbour master \
+    moves the low-water mark after the dredging, and anglers should check the new \
+    times posted at the slipway before launching small boats on the evening ebb.";
+
 fn page(title: &str, nav: &str, body: &str) -> String {
     format!(
         "<!doctype html><html><head><meta charset=utf-8><title>{title}</title></head><body>\
@@ -84,7 +88,7 @@ fn lsh_finds_an_edited_copy_that_broders_parameters_miss() {
         .replacen("Sundays", "Saturdays", 1);
     fs::write(d.join("a.html"), page("Swifts", "News", &text)).unwrap();
     fs::write(d.join("b.html"), page("Swifts", "News", &edited)).unwrap();
-    fs::write(d.join("c.html"), page("Other", "News", OTHER)).unwrap();
+    fs::write(d.join("c.html"), page("Other", "News", UNRELATED)).unwrap();
     let docs = d.join("docs.csv");
     fs::write(&docs, "url,html\nu:a,a.html\nu:b,b.html\nu:c,c.html\n").unwrap();
     let pairs_by = |method: &str| {
@@ -103,6 +107,81 @@ fn lsh_finds_an_edited_copy_that_broders_parameters_miss() {
     let estimate: f64 = found[0].rsplit(',').next().unwrap().parse().unwrap();
     assert!((0.7..1.0).contains(&estimate), "{estimate}");
     assert!(pairs_by("minhash").is_empty());
+}
+
+/// A page whose fetched body is an empty application shell: its script writes
+/// `text` into the page when it runs.
+fn shell(text: &str) -> String {
+    format!(
+        "<!doctype html><html><head><meta charset=utf-8><title>App</title></head>\
+         <body><div id=app></div><script>document.getElementById('app').innerHTML = \
+         '<article><p>' + {text:?} + '</p></article>';</script></body></html>"
+    )
+}
+
+/// Two shells of one article and one of another, as docs.csv in `d`.
+fn shells(d: &std::path::Path) -> std::path::PathBuf {
+    fs::write(d.join("a.html"), shell(ARTICLE)).unwrap();
+    fs::write(
+        d.join("b.html"),
+        shell(&ARTICLE.replacen("swifts", "martins", 1)),
+    )
+    .unwrap();
+    fs::write(d.join("c.html"), shell(OTHER)).unwrap();
+    let docs = d.join("docs.csv");
+    fs::write(&docs, "url,html\nu:a,a.html\nu:b,b.html\nu:c,c.html\n").unwrap();
+    docs
+}
+
+#[test]
+fn script_built_pages_are_found_by_their_rendered_text_stored_or_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let docs = shells(d);
+    let cache = d.join("cache");
+    let candidates = |extra: &[&str]| {
+        run_ok(
+            twinpage()
+                .args(["candidates", "--docs"])
+                .arg(&docs)
+                .arg("--cache")
+                .arg(&cache)
+                .args(extra),
+        )
+    };
+    // The fetched shells hold no article text: nothing to find.
+    let (out, err) = candidates(&[]);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(
+        err.contains("0 fingerprinted rendered, 3 without text"),
+        "{err}"
+    );
+    // Rendered in a real Chromium, the two copies are one candidate pair ...
+    let (out, err) = candidates(&["--render-missing"]);
+    assert!(err.contains("3 fingerprinted rendered"), "{err}");
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    assert!(rows[0].starts_with("u:a,u:b,"), "{out}");
+    // ... and a later run (which renders nothing) finds them in the render cache.
+    let (again, err) = candidates(&[]);
+    assert!(err.contains("3 fingerprinted rendered"), "{err}");
+    assert_eq!(again, out);
+    // A stored render named by docs.csv is used as it is.
+    let stored = format!(
+        r#"{{"synthetic_body":{body:?},"visible_text":{text:?},"image_count":0,"image_area":0.0,"text_area":0.1,"hidden_text_share":0.0,"cut_off":false}}"#,
+        body = format!("<html><body><article><p>{OTHER}</p></article></body></html>"),
+        text = OTHER,
+    );
+    fs::write(d.join("a.render.json"), stored).unwrap();
+    fs::write(
+        &docs,
+        "url,html,rendered\nu:a,a.html,a.render.json\nu:b,b.html,\nu:c,c.html,\n",
+    )
+    .unwrap();
+    let (out, _) = candidates(&[]);
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    assert!(rows[0].starts_with("u:a,u:c,"), "{out}");
 }
 
 #[test]
@@ -210,6 +289,33 @@ fn index_finds_earlier_documents_online_and_in_batches() {
     assert!(
         text.contains("http://mirror.example/a,http://news.example/a,"),
         "{text}"
+    );
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("method,estimated_jaccard"),
+        "{text}"
+    );
+    // The same index answers by fingerprint distance too.
+    let (by_simhash, _) = run_ok(
+        twinpage()
+            .args(["index", "query", "--method", "simhash", "--index"])
+            .arg(&index)
+            .arg("--docs")
+            .arg(d.join("second.csv")),
+    );
+    assert!(
+        by_simhash
+            .lines()
+            .next()
+            .unwrap()
+            .contains("method,hamming"),
+        "{by_simhash}"
+    );
+    assert!(
+        by_simhash.contains("http://mirror.example/a,http://news.example/a,"),
+        "{by_simhash}"
     );
     // Slices of the same documents concatenate to the whole answer.
     let mut sliced = 0;

@@ -24,6 +24,8 @@ pub struct CorpusDoc {
     pub html: PathBuf,
     /// As written in docs.csv (relative to its folder), for output.
     pub html_raw: String,
+    /// The stored render docs.csv names (column `rendered`), if any.
+    pub rendered: Option<PathBuf>,
     pub rendered_raw: Option<String>,
     /// The row's other columns, in [`Corpus::extra_headers`] order.
     pub extra: Vec<String>,
@@ -124,6 +126,7 @@ impl Corpus {
                     url: raw.clone(),
                     html: f.clone(),
                     html_raw: raw,
+                    rendered: None,
                     rendered_raw: None,
                     extra: Vec::new(),
                 })
@@ -143,11 +146,13 @@ impl Corpus {
                     if html_raw.is_empty() {
                         bail!("{location}: column `html`: empty document path");
                     }
+                    let rendered_raw = rendered.map(field).filter(|r| !r.is_empty());
                     Ok(CorpusDoc {
                         url: field(*url),
                         html: self.base.join(&html_raw),
                         html_raw,
-                        rendered_raw: rendered.map(field).filter(|r| !r.is_empty()),
+                        rendered: rendered_raw.as_ref().map(|r| self.base.join(r)),
+                        rendered_raw,
                         extra: extra
                             .iter()
                             .map(|&i| row.fields.get(i).unwrap_or("").to_string())

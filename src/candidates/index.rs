@@ -1,14 +1,17 @@
-//! An index that lasts: 64-bit Charikar fingerprints on disk, checked by the
-//! crawler's online mode (each new document against every earlier one) and its
-//! batch mode (many new documents at once, against the stored ones and among
-//! themselves).
+//! An index that lasts: 64-bit Charikar fingerprints and min-hash signatures on
+//! disk, checked by the crawler's online mode (each new document against every
+//! earlier one) and its batch mode (many new documents at once, against the stored
+//! ones and among themselves).
 //!
 //! Layout of an index folder:
 //!
 //! ```text
-//! manifest.json              {"format":"twinpage-index","version":1,"fingerprint":"simhash64","text":"core"}
+//! manifest.json              {"format":"twinpage-index","version":2,"fingerprint":"simhash64",
+//!                             "minhash":{"hashes":128,"shingle_words":3},"text":"core"}
 //! segments/NAME.docs.csv     url,html,rendered of each stored document (absolute paths)
-//! segments/NAME.fp           its fingerprints, 8 bytes little-endian each, same order
+//! segments/NAME.minhash      their min-hash signatures (`lsh`: 16-bit values, four to
+//!                            8 bytes little-endian), same order
+//! segments/NAME.fp           their fingerprints, 8 bytes little-endian each, same order
 //! ```
 //!
 //! Each `index add` writes one segment; the `.fp` file is written last, so a
@@ -17,7 +20,8 @@
 //! never overwrite each other. A segment's name is its slice and a hash of its
 //! contents: adding the same documents twice is noticed. The permuted tables are
 //! rebuilt in memory when the index is opened (a second or two per million
-//! documents), so the Hamming distance is chosen per query.
+//! documents), so the Hamming distance is chosen per query; so are the LSH bands,
+//! so the Jaccard threshold is too (the signature's shape is the index's).
 //!
 //! Slices: `--shard i/N` keeps the documents whose URL's FNV-1a 64-bit hash is
 //! `i` modulo `N`: a deterministic split that any scheduler can run in parallel.
@@ -30,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use rayon::prelude::*;
 
 use super::corpus::DocInfo;
+use super::lsh::{self, BandTables, Lsh};
 use super::method::Sketch;
 use super::sketch::TextChoice;
 use super::{simhash, Candidate};
@@ -37,7 +42,7 @@ use crate::util::hash::fnv1a;
 use crate::util::write_atomically;
 
 /// The index format this build reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 const FORMAT: &str = "twinpage-index";
 const FINGERPRINT: &str = "simhash64";
 
@@ -46,7 +51,33 @@ pub struct Manifest {
     pub format: String,
     pub version: u32,
     pub fingerprint: String,
+    pub minhash: MinhashShape,
     pub text: TextChoice,
+}
+
+/// The shape of the stored min-hash signatures.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct MinhashShape {
+    pub hashes: usize,
+    pub shingle_words: usize,
+}
+
+impl Default for MinhashShape {
+    fn default() -> Self {
+        let params = lsh::Params::default();
+        MinhashShape {
+            hashes: params.hashes,
+            shingle_words: params.shingle_words,
+        }
+    }
+}
+
+/// How new documents are matched with stored ones.
+pub enum Matching<'a> {
+    /// Fingerprints within this Hamming distance.
+    Hamming(u32),
+    /// Signatures whose estimated Jaccard reaches the method's threshold.
+    Jaccard(&'a Lsh),
 }
 
 /// A deterministic slice of documents: `i/N`.
@@ -91,13 +122,15 @@ impl Shard {
     }
 }
 
-/// An opened index: every stored document and its fingerprint.
+/// An opened index: every stored document, its fingerprint and its signature.
 #[derive(Debug)]
 pub struct Index {
     pub dir: PathBuf,
     pub manifest: Manifest,
     pub docs: Vec<DocInfo>,
     pub fingerprints: Vec<u64>,
+    /// The signatures, one after the other ([`Lsh::signature_len`] each).
+    pub signatures: Vec<u64>,
     pub segments: Vec<String>,
 }
 
@@ -111,6 +144,7 @@ impl Index {
                 format: FORMAT.into(),
                 version: VERSION,
                 fingerprint: FINGERPRINT.into(),
+                minhash: MinhashShape::default(),
                 text,
             };
             write_atomically(&dir.join("manifest.json"), |w| {
@@ -165,6 +199,7 @@ impl Index {
             manifest,
             docs: Vec::new(),
             fingerprints: Vec::new(),
+            signatures: Vec::new(),
             segments: Vec::new(),
         };
         for name in segment_names(dir)? {
@@ -194,28 +229,53 @@ impl Index {
                 extra: Vec::new(),
             });
         }
-        if bytes.len() != docs.len() * 8 {
+        let minhash_path = self.segment_path(name, ".minhash");
+        let signatures = std::fs::read(&minhash_path)
+            .with_context(|| format!("cannot read {}", minhash_path.display()))?;
+        let signature_bytes = 8 * self.lsh(1.0)?.signature_len();
+        if bytes.len() != docs.len() * 8 || signatures.len() != docs.len() * signature_bytes {
             bail!(
-                "segment {name} of index {} is damaged: {} documents but {} bytes of fingerprints; delete \
-                 segments/{name}.* and add those documents again",
+                "segment {name} of index {} is damaged: {} documents but {} bytes of fingerprints and {} of \
+                 signatures; delete segments/{name}.* and add those documents again",
                 self.dir.display(),
                 docs.len(),
-                bytes.len()
+                bytes.len(),
+                signatures.len()
             );
         }
-        self.fingerprints.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
-        );
+        self.fingerprints.extend(words(&bytes));
+        self.signatures.extend(words(&signatures));
         self.docs.extend(docs);
         self.segments.push(name.to_string());
         Ok(())
     }
 
-    /// Stores documents and their fingerprints as a new segment. Returns false
-    /// (and stores nothing) when the very same segment is already there.
-    pub fn add(&mut self, docs: &[DocInfo], fingerprints: &[u64], shard: Shard) -> Result<bool> {
+    /// The LSH of the index's signatures at `threshold`.
+    pub fn lsh(&self, threshold: f64) -> Result<Lsh> {
+        let shape = self.manifest.minhash;
+        Lsh::new(lsh::Params {
+            threshold,
+            hashes: shape.hashes,
+            shingle_words: shape.shingle_words,
+        })
+    }
+
+    /// Stores documents with their sketches (by [`Index::lsh`]: the fingerprint
+    /// and the signature) as a new segment. Returns false (and stores nothing)
+    /// when the very same segment is already there.
+    pub fn add(&mut self, docs: &[DocInfo], sketches: &[Sketch], shard: Shard) -> Result<bool> {
+        let len = self.lsh(1.0)?.signature_len();
+        if let Some(s) = sketches.iter().find(|s| s.values.len() != len) {
+            bail!(
+                "a signature of {} values, not {len}: sketch with the index's lsh",
+                s.values.len()
+            );
+        }
+        let fingerprints: Vec<u64> = sketches.iter().map(|s| s.simhash).collect();
+        let signatures: Vec<u64> = sketches
+            .iter()
+            .flat_map(|s| s.values.iter().copied())
+            .collect();
         let mut csv_bytes = Vec::new();
         {
             let mut csv = csv::Writer::from_writer(&mut csv_bytes);
@@ -226,8 +286,12 @@ impl Index {
             csv.flush()?;
         }
         let fp_bytes: Vec<u8> = fingerprints.iter().flat_map(|f| f.to_le_bytes()).collect();
+        let minhash_bytes: Vec<u8> = signatures.iter().flat_map(|f| f.to_le_bytes()).collect();
         let mut hasher = blake3::Hasher::new();
-        hasher.update(&csv_bytes).update(&fp_bytes);
+        hasher
+            .update(&csv_bytes)
+            .update(&fp_bytes)
+            .update(&minhash_bytes);
         let name = format!("{}-{}", shard.tag(), &hasher.finalize().to_hex()[..16]);
         if self.segments.contains(&name) {
             return Ok(false);
@@ -235,66 +299,96 @@ impl Index {
         write_atomically(&self.segment_path(&name, ".docs.csv"), |w| {
             Ok(w.write_all(&csv_bytes)?)
         })?;
+        write_atomically(&self.segment_path(&name, ".minhash"), |w| {
+            Ok(w.write_all(&minhash_bytes)?)
+        })?;
         write_atomically(&self.segment_path(&name, ".fp"), |w| {
             Ok(w.write_all(&fp_bytes)?)
         })?;
         self.docs.extend(docs.iter().cloned());
-        self.fingerprints.extend_from_slice(fingerprints);
+        self.fingerprints.extend(fingerprints);
+        self.signatures.extend(signatures);
         self.segments.push(name);
         Ok(true)
     }
 }
 
 impl Index {
-    /// Stored documents within Hamming distance `hamming` of each new document
-    /// (`new_docs` with absolute paths, `new` their sketches): candidates with
-    /// `a` = the new document's number and `b` = `new.len()` + the stored one's.
-    /// A stored document that is the new one itself (same URL and body file) is
-    /// not reported. With `within_batch`, pairs among the new documents too
-    /// (`b` < `new.len()`). Sorted.
+    /// Stored documents that match each new document (`new_docs` with absolute
+    /// paths, `new` their sketches by [`Index::lsh`]): candidates with `a` = the
+    /// new document's number and `b` = `new.len()` + the stored one's. A stored
+    /// document that is the new one itself (same URL and body file) is not
+    /// reported. With `within_batch`, pairs among the new documents too (`b` <
+    /// `new.len()`). Sorted.
     pub fn matches(
         &self,
         new_docs: &[DocInfo],
         new: &[Sketch],
-        hamming: u32,
+        matching: &Matching,
         within_batch: bool,
     ) -> Result<Vec<Candidate>> {
-        let layout = simhash::Layout::new(hamming)?;
         let offset = new.len() as u32;
-        let tables = simhash::Tables::build(self.fingerprints.clone(), layout.clone());
-        let mut out: Vec<Candidate> = new
-            .par_iter()
-            .enumerate()
-            .filter(|(_, s)| s.words > 0)
-            .flat_map_iter(|(i, s)| {
-                tables
-                    .query(s.simhash)
-                    .into_iter()
-                    .filter(move |&(stored, _)| {
-                        let d = &self.docs[stored as usize];
-                        !(d.url == new_docs[i].url && d.html == new_docs[i].html)
-                    })
-                    .map(move |(stored, d)| Candidate {
-                        a: i as u32,
-                        b: offset + stored,
-                        evidence: vec![d.to_string()],
-                    })
-            })
-            .collect();
+        let stored: Vec<Vec<(u32, Vec<String>)>> = match matching {
+            Matching::Hamming(hamming) => {
+                let layout = simhash::Layout::new(*hamming)?;
+                let tables = simhash::Tables::build(self.fingerprints.clone(), layout);
+                query_each(new, |s| {
+                    let found = tables.query(s.simhash).into_iter();
+                    found.map(|(id, d)| (id, vec![d.to_string()])).collect()
+                })
+            }
+            Matching::Jaccard(lsh) => {
+                let tables = BandTables::build(lsh, &self.signatures);
+                query_each(new, |s| tables.query(s))
+            }
+        };
+        let mut out: Vec<Candidate> = Vec::new();
+        for (i, found) in stored.into_iter().enumerate() {
+            for (id, evidence) in found {
+                let d = &self.docs[id as usize];
+                if !(d.url == new_docs[i].url && d.html == new_docs[i].html) {
+                    let (a, b) = (i as u32, offset + id);
+                    out.push(Candidate { a, b, evidence });
+                }
+            }
+        }
         if within_batch {
-            out.extend(
-                simhash::sketch_pairs(new, &layout)
-                    .into_iter()
-                    .map(|(a, b, d)| Candidate {
-                        a,
-                        b,
-                        evidence: vec![d.to_string()],
-                    }),
-            );
+            out.extend(match matching {
+                Matching::Hamming(hamming) => {
+                    let layout = simhash::Layout::new(*hamming)?;
+                    let pairs = simhash::sketch_pairs(new, &layout).into_iter();
+                    let evidence = |d: u32| vec![d.to_string()];
+                    pairs
+                        .map(|(a, b, d)| Candidate {
+                            a,
+                            b,
+                            evidence: evidence(d),
+                        })
+                        .collect()
+                }
+                Matching::Jaccard(lsh) => super::Method::pairs(*lsh, new)?,
+            });
         }
         out.sort();
         Ok(out)
     }
+}
+
+/// `query` of each new document with words, on all cores.
+fn query_each(
+    new: &[Sketch],
+    query: impl Fn(&Sketch) -> Vec<(u32, Vec<String>)> + Sync,
+) -> Vec<Vec<(u32, Vec<String>)>> {
+    new.par_iter()
+        .map(|s| if s.words > 0 { query(s) } else { Vec::new() })
+        .collect()
+}
+
+/// Little-endian `u64`s of a file's bytes.
+fn words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
 }
 
 /// Names of the complete segments of an index, sorted.
@@ -332,6 +426,20 @@ fn segment_names(dir: &Path) -> Result<Vec<String>> {
 mod tests {
     use super::*;
 
+    /// A sketch with fingerprint `fp` and the index's signature length.
+    fn sketches(fps: &[u64]) -> Vec<Sketch> {
+        let len = lsh::Lsh::new(lsh::Params::default())
+            .unwrap()
+            .signature_len();
+        fps.iter()
+            .map(|&simhash| Sketch {
+                words: 1,
+                simhash,
+                values: vec![simhash; len],
+            })
+            .collect()
+    }
+
     fn doc(url: &str) -> DocInfo {
         DocInfo {
             url: url.into(),
@@ -346,19 +454,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut index = Index::open_or_create(dir.path(), TextChoice::Core).unwrap();
         assert!(index
-            .add(&[doc("a"), doc("b")], &[1, 2], Shard::all())
+            .add(&[doc("a"), doc("b")], &sketches(&[1, 2]), Shard::all())
             .unwrap());
         assert!(!index
-            .add(&[doc("a"), doc("b")], &[1, 2], Shard::all())
+            .add(&[doc("a"), doc("b")], &sketches(&[1, 2]), Shard::all())
             .unwrap());
         assert!(index
-            .add(&[doc("c")], &[u64::MAX], "1/2".parse().unwrap())
+            .add(&[doc("c")], &sketches(&[u64::MAX]), "1/2".parse().unwrap())
             .unwrap());
         let reopened = Index::open(dir.path()).unwrap();
         assert_eq!(reopened.docs.len(), 3);
         let mut fps = reopened.fingerprints.clone();
         fps.sort_unstable();
         assert_eq!(fps, [1, 2, u64::MAX]);
+        assert_eq!(reopened.signatures.len(), 3 * 32);
         let e = Index::open_or_create(dir.path(), TextChoice::Visible)
             .unwrap_err()
             .to_string();
@@ -381,7 +490,7 @@ mod tests {
         assert!(e.contains("index add"), "{e}");
         std::fs::write(
             dir.path().join("manifest.json"),
-            r#"{"format":"twinpage-index","version":1,"fingerprint":"minhash128","text":"core"}"#,
+            r#"{"format":"twinpage-index","version":2,"fingerprint":"minhash128","minhash":{"hashes":128,"shingle_words":3},"text":"core"}"#,
         )
         .unwrap();
         let e = Index::open(dir.path()).unwrap_err().to_string();
@@ -392,7 +501,9 @@ mod tests {
     fn a_segment_without_fingerprints_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let mut index = Index::open_or_create(dir.path(), TextChoice::Core).unwrap();
-        index.add(&[doc("a")], &[1], Shard::all()).unwrap();
+        index
+            .add(&[doc("a")], &sketches(&[1]), Shard::all())
+            .unwrap();
         let segment = &index.segments[0];
         std::fs::remove_file(index.segment_path(segment, ".fp")).unwrap();
         let e = Index::open(dir.path()).unwrap_err().to_string();

@@ -14,12 +14,17 @@
 //! A band agreeing is only a reason to look: a pair is a candidate when its
 //! estimated Jaccard (the share of the `h` min-values that agree) reaches the
 //! threshold, so the list is precise, and its evidence says the estimate.
+//!
+//! A document keeps the low 16 bits of each min-value (b-bit minwise hashing),
+//! four to a `u64`: 256 bytes for 128 values, so a million documents fit in a few
+//! hundred megabytes. Two unrelated values agree by chance once in 65,536, which
+//! moves an estimate by less than 0.0001.
 
 use anyhow::{ensure, Result};
 use rayon::prelude::*;
 
 use super::method::{Method, MethodKind, Sketch};
-use super::{agreeing, same_key_pairs, Candidate};
+use super::{same_key_pairs, Candidate};
 use crate::document::text;
 use crate::util::hash::mix64;
 use crate::util::params::{Param, ParamValues};
@@ -64,7 +69,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Params {
-            threshold: 0.7,
+            threshold: 0.4,
             hashes: 128,
             shingle_words: 3,
         }
@@ -147,30 +152,95 @@ impl Lsh {
     }
 
     /// The share of min-values two sketches agree on: their estimated Jaccard.
-    fn estimate(&self, a: &[u64], b: &[u64]) -> f64 {
-        agreeing(a, b) as f64 / self.params.hashes as f64
+    pub fn estimate(&self, a: &[u64], b: &[u64]) -> f64 {
+        let agree = (0..self.params.hashes)
+            .filter(|&i| lane(a, i) == lane(b, i))
+            .count();
+        agree as f64 / self.params.hashes as f64
     }
 
     /// The fingerprint of band `band` of a sketch's values.
-    fn band_key(&self, values: &[u64], band: usize) -> u64 {
+    pub fn band_key(&self, values: &[u64], band: usize) -> u64 {
         let rows = self.banding.rows;
-        values[band * rows..(band + 1) * rows]
-            .iter()
-            .fold(mix64(band as u64), |h, &v| mix64(h ^ v))
+        (band * rows..(band + 1) * rows).fold(mix64(band as u64), |h, i| mix64(h ^ lane(values, i)))
     }
 
     /// The first band on which two sketches agree in full.
     fn first_shared_band(&self, a: &[u64], b: &[u64]) -> Option<usize> {
         let rows = self.banding.rows;
-        (0..self.banding.bands).find(|&band| {
-            let span = band * rows..(band + 1) * rows;
-            a[span.clone()] == b[span]
-        })
+        (0..self.banding.bands)
+            .find(|&band| (band * rows..(band + 1) * rows).all(|i| lane(a, i) == lane(b, i)))
+    }
+
+    /// Whether a sketch holds this method's values (a document with words).
+    fn usable(&self, sketch: &Sketch) -> bool {
+        sketch.words > 0 && sketch.values.len() == self.params.hashes.div_ceil(LANES)
     }
 
     fn verified(&self, a: &[u64], b: &[u64]) -> Option<Vec<String>> {
         let estimate = self.estimate(a, b);
         (estimate >= self.params.threshold).then(|| vec![format!("{estimate:.3}")])
+    }
+
+    /// `u64`s a document's signature takes.
+    pub fn signature_len(&self) -> usize {
+        self.params.hashes.div_ceil(LANES)
+    }
+}
+
+/// The band keys of stored signatures, sorted per band, so that each new document
+/// is looked up (the index's query) instead of sorted in with them.
+pub struct BandTables<'a> {
+    lsh: &'a Lsh,
+    /// The stored signatures, one after the other.
+    stored: &'a [u64],
+    bands: Vec<Vec<(u64, u32)>>,
+}
+
+impl<'a> BandTables<'a> {
+    pub fn build(lsh: &'a Lsh, stored: &'a [u64]) -> BandTables<'a> {
+        let len = lsh.signature_len();
+        let bands = (0..lsh.banding.bands)
+            .into_par_iter()
+            .map(|band| {
+                let mut keys: Vec<(u64, u32)> = stored
+                    .chunks_exact(len)
+                    .enumerate()
+                    .map(|(id, values)| (lsh.band_key(values, band), id as u32))
+                    .collect();
+                keys.sort_unstable();
+                keys
+            })
+            .collect();
+        BandTables { lsh, stored, bands }
+    }
+
+    /// The stored documents whose estimated Jaccard with `sketch` reaches the
+    /// threshold, with the estimate as evidence, by stored number.
+    pub fn query(&self, sketch: &Sketch) -> Vec<(u32, Vec<String>)> {
+        if !self.lsh.usable(sketch) {
+            return Vec::new();
+        }
+        let mut seen: Vec<u32> = Vec::new();
+        for (band, keys) in self.bands.iter().enumerate() {
+            let key = self.lsh.band_key(&sketch.values, band);
+            let from = keys.partition_point(|&(k, _)| k < key);
+            seen.extend(
+                keys[from..]
+                    .iter()
+                    .take_while(|&&(k, _)| k == key)
+                    .map(|&(_, id)| id),
+            );
+        }
+        seen.sort_unstable();
+        seen.dedup();
+        let len = self.lsh.signature_len();
+        seen.into_iter()
+            .filter_map(|id| {
+                let values = &self.stored[id as usize * len..(id as usize + 1) * len];
+                Some((id, self.lsh.verified(&sketch.values, values)?))
+            })
+            .collect()
     }
 }
 
@@ -185,23 +255,22 @@ impl Method for Lsh {
     }
 
     fn judge(&self, a: &Sketch, b: &Sketch) -> Option<Vec<String>> {
-        let (a, b) = (&a.values, &b.values);
-        if a.len() != self.params.hashes || b.len() != self.params.hashes {
+        if !self.usable(a) || !self.usable(b) {
             return None;
         }
+        let (a, b) = (&a.values, &b.values);
         self.first_shared_band(a, b)?;
         self.verified(a, b)
     }
 
     fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>> {
-        let usable = |s: &Sketch| s.words > 0 && s.values.len() == self.params.hashes;
         let mut found: Vec<Candidate> = (0..self.banding.bands)
             .into_par_iter()
             .flat_map_iter(|band| {
                 let keys: Vec<(u64, u32)> = sketches
                     .iter()
                     .enumerate()
-                    .filter(|(_, s)| usable(s))
+                    .filter(|(_, s)| self.usable(s))
                     .map(|(id, s)| (self.band_key(&s.values, band), id as u32))
                     .collect();
                 same_key_pairs(keys)
@@ -249,8 +318,51 @@ fn one_permutation(shingles: &[u64], bins: usize) -> Vec<u64> {
             .expect("at least one bin holds a shingle");
         *value = mix64(filled[donor] ^ mix64(bin as u64));
     }
-    // 0 means "absent" to `agreeing`.
-    values.into_iter().map(|v| v.max(1)).collect()
+    pack(&values)
+}
+
+/// Min-values kept per `u64`.
+const LANES: usize = 4;
+
+/// The low 16 bits of each value, [`LANES`] to a `u64` (the last one padded with 0).
+fn pack(values: &[u64]) -> Vec<u64> {
+    values
+        .chunks(LANES)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .enumerate()
+                .fold(0u64, |packed, (i, &v)| packed | (v & 0xffff) << (16 * i))
+        })
+        .collect()
+}
+
+/// The `i`-th 16-bit min-value of a packed signature.
+fn lane(packed: &[u64], i: usize) -> u64 {
+    packed[i / LANES] >> (16 * (i % LANES)) & 0xffff
+}
+
+/// What a driver that joins documents elsewhere needs (`twinpage sketch`).
+impl Lsh {
+    /// The key of each band of a sketch's values, in band order: two sketches are
+    /// looked at when they share one (band, key); none for a sketch that takes part
+    /// in no pair (no words, or no values).
+    pub fn band_keys(&self, sketch: &Sketch) -> Vec<u64> {
+        if !self.usable(sketch) {
+            return Vec::new();
+        }
+        (0..self.banding.bands)
+            .map(|band| self.band_key(&sketch.values, band))
+            .collect()
+    }
+
+    /// The sketch's (16-bit) min-values, in order; the estimated Jaccard of two
+    /// sketches is the share of positions where they are equal.
+    pub fn min_values(&self, sketch: &Sketch) -> Vec<u16> {
+        (0..self.params.hashes)
+            .map(|i| lane(&sketch.values, i) as u16)
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -269,8 +381,13 @@ mod tests {
                 "{threshold}: {bands} x {rows}, step {step}"
             );
         }
-        // The default: 14 bands of 9 rows (step near (1/14)^(1/9) = 0.75).
+        // 14 bands of 9 rows for 0.7 (step near (1/14)^(1/9) = 0.75); the default
+        // 0.4: 32 bands of 4 rows.
         assert_eq!(banding(0.7, 128), Banding { bands: 14, rows: 9 });
+        assert_eq!(
+            banding(Params::default().threshold, 128),
+            Banding { bands: 32, rows: 4 }
+        );
         // Broder's 6 groups of 14 would put it far too high for 0.7.
         assert!((1.0f64 / 6.0).powf(1.0 / 14.0) > 0.85);
     }
@@ -294,7 +411,8 @@ mod tests {
             ..Params::default()
         })
         .unwrap();
-        for (shared, expect_pair) in [(900, true), (500, false)] {
+        // Around the default threshold 0.4: Jaccard 0.9 is a pair, 0.2 is not.
+        for (shared, expect_pair) in [(900, true), (200, false)] {
             let (a, b) = texts(shared, 1000);
             let (sa, sb) = (lsh.sketch(&a), lsh.sketch(&b));
             let estimate = lsh.estimate(&sa.values, &sb.values);
@@ -319,7 +437,7 @@ mod tests {
                     one_permutation(&set(0), 128),
                     one_permutation(&set(10), 128),
                 );
-                agreeing(&a, &b) as f64 / 128.0
+                (0..128).filter(|&i| lane(&a, i) == lane(&b, i)).count() as f64 / 128.0
             })
             .sum::<f64>()
             / trials as f64;

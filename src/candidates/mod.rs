@@ -30,11 +30,11 @@ use crate::util::hash::mix64;
 
 /// Every candidate method, the default first: a new method is one line here.
 pub const METHODS: &[MethodKind] = &[
+    lsh::KIND,
     simhash::KIND,
     minhash::KIND,
     combined::KIND,
     pugh::KIND,
-    lsh::KIND,
 ];
 
 /// The method called `name`.

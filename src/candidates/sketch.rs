@@ -11,6 +11,12 @@
 //! `--text visible` skips it, for crawls where speed matters more than
 //! boilerplate. Each document is read and parsed once per run.
 //!
+//! **Which body.** Where a document has a rendered body (stored beside the corpus,
+//! or in the render cache; with `--render-missing`, rendered now), its text is
+//! fingerprinted instead of the fetched one: a client-rendered page's fetched body
+//! is an empty shell that looks like every other shell of its app, and text hidden
+//! by CSS is in the fetched body but not in what a reader sees.
+//!
 //! Sketching streams: rows are read in chunks, each chunk is parsed on all cores,
 //! and only the sketch (tens of bytes) and the row's names are kept.
 
@@ -20,10 +26,13 @@ use std::str::FromStr;
 use anyhow::{anyhow, bail, Result};
 use rayon::prelude::*;
 
-use super::corpus::{Corpus, DocInfo, OutputPaths};
+use super::corpus::{Corpus, CorpusDoc, DocInfo, OutputPaths};
 use super::method::{Method, Sketch};
 use super::Candidate;
-use crate::document::{decode, text, url::UrlParts, Skipped};
+use crate::document::attributes::page_text;
+use crate::document::decode::{self, DecodedBody};
+use crate::document::{text, url::UrlParts, Skipped};
+use crate::render::{self, RenderCache, RenderSettings, RenderedBody, Request};
 use crate::util::Progress;
 
 /// Rows read and sketched together: enough to keep both cores busy, small
@@ -97,18 +106,106 @@ fn named<T: Copy>(choices: &[(&str, T)], name: &str, what: &str) -> Result<T> {
     }
 }
 
-/// Reads, parses and sketches one document.
+/// Reads, parses and sketches one document (its fetched body).
 pub fn sketch_file(path: &Path, method: &dyn Method, choice: TextChoice) -> Result<Sketch> {
     Ok(method.sketch(&text::word_ids(&read_text(path, choice)?)))
 }
 
 /// The chosen text of a document file.
 pub fn read_text(path: &Path, choice: TextChoice) -> Result<String> {
-    let body = decode::read_body(path)?;
-    Ok(crate::document::attributes::page_text(
-        &body,
+    Ok(page_text(
+        &decode::read_body(path)?,
         choice == TextChoice::Core,
     ))
+}
+
+/// Where rendered bodies come from when a run fingerprints them.
+pub struct RenderedText {
+    settings: RenderSettings,
+    cache: RenderCache,
+    render_missing: bool,
+}
+
+impl RenderedText {
+    /// Renders stored beside the corpus or in `settings.cache`; with
+    /// `render_missing`, Chromium renders (and caches) the documents that have none.
+    pub fn new(settings: RenderSettings, render_missing: bool) -> Result<RenderedText> {
+        let cache = RenderCache::open(&settings.cache, settings.options.serve)?;
+        Ok(RenderedText {
+            settings,
+            cache,
+            render_missing,
+        })
+    }
+
+    /// The rendered body of each document whose fetched body could be read.
+    fn bodies(
+        &self,
+        chunk: &[CorpusDoc],
+        fetched: &[Result<DecodedBody>],
+    ) -> Result<Vec<Option<RenderedBody>>> {
+        let readable: Vec<usize> = (0..chunk.len()).filter(|&i| fetched[i].is_ok()).collect();
+        let requests: Vec<Request> = readable
+            .iter()
+            .map(|&i| Request {
+                document: &chunk[i].html,
+                stored: chunk[i].rendered.as_deref(),
+                content_hash: fetched[i].as_ref().ok().map(|body| body.raw_hash),
+            })
+            .collect();
+        let found: Vec<Option<RenderedBody>> = if self.render_missing {
+            let (bodies, _) = render::supply(&requests, &self.settings)?;
+            bodies.into_iter().map(Some).collect()
+        } else {
+            requests
+                .par_iter()
+                .map(|request| render::find_rendered(request, &self.cache))
+                .collect()
+        };
+        let mut out: Vec<Option<RenderedBody>> = chunk.iter().map(|_| None).collect();
+        for (i, body) in readable.into_iter().zip(found) {
+            out[i] = body;
+        }
+        Ok(out)
+    }
+}
+
+/// The text fingerprinted for a document: of its rendered body when it has one
+/// (and whether it had), else of its fetched body.
+fn document_text(
+    fetched: &DecodedBody,
+    rendered: Option<&RenderedBody>,
+    choice: TextChoice,
+) -> (String, bool) {
+    let core = choice == TextChoice::Core;
+    let synthetic =
+        |bytes: &[u8]| page_text(&decode::decode_bytes(bytes, bytes.len(), false), core);
+    match rendered {
+        // What the browser measured a reader sees, when the visible text is asked for.
+        Some(RenderedBody::Measured(r)) if !core => (r.visible_text.clone(), true),
+        Some(RenderedBody::Measured(r)) => {
+            let core = synthetic(r.synthetic_body.as_bytes());
+            (seen_words(&core, &r.visible_text), true)
+        }
+        Some(RenderedBody::SyntheticOnly(bytes)) => (synthetic(bytes), true),
+        Some(RenderedBody::Failed(_)) | None => (page_text(fetched, core), false),
+    }
+}
+
+/// The words of `text` a reader can see somewhere on the page: the core content
+/// is extracted from the DOM, where text hidden by style sheets is still present;
+/// the browser's visible text says which words are really shown.
+fn seen_words(text: &str, visible: &str) -> String {
+    if visible.trim().is_empty() {
+        // Nothing measured (a page that shows its text in frames or canvas, say).
+        return text.to_string();
+    }
+    let seen: std::collections::HashSet<&str> = visible.split_whitespace().collect();
+    let kept: Vec<&str> = text
+        .split_whitespace()
+        .filter(|w| seen.contains(w))
+        .collect();
+    kept.join(" ")
 }
 
 /// Keeps the pairs of the wanted kind of site.
@@ -139,14 +236,47 @@ pub struct Sketched {
     pub skipped: Vec<Skipped>,
     /// Documents without a word of text (they take part in no pair).
     pub empty: usize,
+    /// Documents whose rendered body was fingerprinted.
+    pub rendered: usize,
 }
 
-/// Reads and sketches a whole corpus, streaming, on all cores. A document that
-/// cannot be read is an error naming its row, or, with `skip_bad`, skipped.
+/// The sketch of each document of a chunk, on all cores: of its rendered body
+/// when `rendered` finds one (then `true`), else of its fetched body; an error
+/// for a document that cannot be read. Errors only when renders are asked for
+/// and no browser can start.
+pub fn sketch_documents(
+    chunk: &[CorpusDoc],
+    method: &dyn Method,
+    text: TextChoice,
+    rendered: Option<&RenderedText>,
+) -> Result<Vec<Result<(Sketch, bool)>>> {
+    let fetched: Vec<Result<DecodedBody>> = chunk
+        .par_iter()
+        .map(|doc| decode::read_body(&doc.html))
+        .collect();
+    let renders = match rendered {
+        Some(source) => source.bodies(chunk, &fetched)?,
+        None => chunk.iter().map(|_| None).collect(),
+    };
+    Ok(fetched
+        .into_par_iter()
+        .zip(renders)
+        .map(|(body, render)| {
+            let (words, from_render) = document_text(&body?, render.as_ref(), text);
+            Ok((method.sketch(&text::word_ids(&words)), from_render))
+        })
+        .collect())
+}
+
+/// Reads and sketches a whole corpus, streaming, on all cores, of rendered bodies
+/// where `rendered` finds them. A document that cannot be read is an error naming
+/// its row, or, with `skip_bad`, skipped.
+#[allow(clippy::too_many_arguments)]
 pub fn sketch_corpus(
     corpus: &Corpus,
     method: &dyn Method,
     text: TextChoice,
+    rendered: Option<&RenderedText>,
     paths: &OutputPaths,
     skip_bad: bool,
     keep: impl Fn(&str) -> bool,
@@ -170,17 +300,12 @@ pub fn sketch_corpus(
         if chunk.is_empty() {
             break;
         }
-        let sketched: Vec<Result<Sketch>> = chunk
-            .par_iter()
-            .map(|doc| {
-                let s = sketch_file(&doc.html, method, text);
-                progress.inc();
-                s
-            })
-            .collect();
+        let sketched = sketch_documents(&chunk, method, text, rendered)?;
+        chunk.iter().for_each(|_| progress.inc());
         for (doc, sketch) in chunk.iter().zip(sketched) {
             match sketch {
-                Ok(s) => {
+                Ok((s, from_render)) => {
+                    out.rendered += usize::from(from_render);
                     out.empty += usize::from(s.words == 0);
                     out.sketches.push(s);
                     out.docs.push(paths.info(doc));

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::declared::{one_of, Declared, Methods};
 use twinpage::candidates::corpus::{write_pairs, Corpus, OutputPaths};
-use twinpage::candidates::sketch::{self, Sites, TextChoice};
+use twinpage::candidates::sketch::{self, RenderedText, Sites, TextChoice};
 use twinpage::candidates::{method_named, Method, METHODS};
 
 /// Candidate pairs from docs.csv or a folder: a pair file `score` takes as it is.
@@ -33,6 +33,14 @@ pub struct Args {
     skip_bad: bool,
     #[command(flatten)]
     params: MethodArgs,
+    /// Render in Chromium (and cache) the documents that have no stored or cached
+    /// render [default: their fetched body is fingerprinted].
+    #[arg(long, conflicts_with = "no_render")]
+    render_missing: bool,
+    /// Where rendered bodies are found: a document's text is taken from its stored
+    /// render (docs.csv column `rendered`) or cached render when it has one.
+    #[command(flatten)]
+    rendering: super::RenderArgs,
 }
 
 /// The candidate methods, for `--method`.
@@ -73,10 +81,15 @@ pub fn run(args: Args) -> Result<()> {
     let corpus = Corpus::open(&args.docs)?;
     let paths = OutputPaths::new(&corpus.base, &args.out);
     let text = args.params.text;
+    let rendered = match args.rendering.settings()? {
+        Some(settings) => Some(RenderedText::new(settings, args.render_missing)?),
+        None => None,
+    };
     let sketched = sketch::sketch_corpus(
         &corpus,
         method.as_ref(),
         text,
+        rendered.as_ref(),
         &paths,
         args.skip_bad,
         |_| true,
@@ -94,8 +107,9 @@ pub fn run(args: Args) -> Result<()> {
         )
     })?;
     eprintln!(
-        "twinpage: {} documents ({} without text), {} candidate pairs by {}",
+        "twinpage: {} documents ({} fingerprinted rendered, {} without text), {} candidate pairs by {}",
         sketched.docs.len(),
+        sketched.rendered,
         sketched.empty,
         pairs.len(),
         method.kind().name

@@ -7,11 +7,12 @@ use anyhow::Result;
 
 use super::declared::one_of;
 use twinpage::candidates::corpus::{write_pairs, Corpus, DocInfo, OutputPaths};
-use twinpage::candidates::index::{Index, Shard};
-use twinpage::candidates::simhash::{Simhash, DEFAULT_HAMMING};
-use twinpage::candidates::sketch::{self, Sketched, TextChoice};
+use twinpage::candidates::index::{Index, Matching, Shard};
+use twinpage::candidates::lsh::{self, Lsh};
+use twinpage::candidates::simhash::DEFAULT_HAMMING;
+use twinpage::candidates::sketch::{self, RenderedText, Sketched, TextChoice};
 
-/// A lasting index of 64-bit Charikar fingerprints (see README: the index).
+/// A lasting index of min-hash signatures and 64-bit Charikar fingerprints (see README: the index).
 #[derive(clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -33,7 +34,17 @@ struct Common {
     /// docs.csv (url,html[,rendered]) or a folder of HTML files.
     #[arg(long, value_name = "DOCS")]
     docs: PathBuf,
-    /// Largest Hamming distance between fingerprints.
+    /// How documents match: estimated Jaccard of their min-hash signatures (lsh) or
+    /// Hamming distance of their 64-bit fingerprints (simhash).
+    #[arg(long, default_value = "lsh", value_parser = one_of::<IndexMethod>([
+        ("lsh", "estimated Jaccard of the word shingles at least --threshold"),
+        ("simhash", "fingerprints within Hamming distance --hamming"),
+    ]))]
+    method: IndexMethod,
+    /// lsh: smallest estimated Jaccard of a pair.
+    #[arg(long, value_name = "J", default_value_t = lsh::Params::default().threshold)]
+    threshold: f64,
+    /// simhash: largest Hamming distance between fingerprints.
     #[arg(long, value_name = "K", default_value_t = DEFAULT_HAMMING)]
     hamming: u32,
     /// Only this slice of the documents: those whose URL hashes (FNV-1a 64) to i modulo N.
@@ -42,6 +53,58 @@ struct Common {
     /// Skip documents that cannot be read (listed in OUT.skipped.csv).
     #[arg(long)]
     skip_bad: bool,
+    /// Render in Chromium (and cache) the documents that have no stored or cached render.
+    #[arg(long, conflicts_with = "no_render")]
+    render_missing: bool,
+    /// Where rendered bodies are found: a document's text is taken from its stored
+    /// render (docs.csv column `rendered`) or cached render when it has one.
+    #[command(flatten)]
+    rendering: super::RenderArgs,
+}
+
+/// How an index matches documents.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IndexMethod {
+    Lsh,
+    Simhash,
+}
+
+impl std::str::FromStr for IndexMethod {
+    type Err = anyhow::Error;
+
+    fn from_str(name: &str) -> Result<IndexMethod> {
+        match name {
+            "lsh" => Ok(IndexMethod::Lsh),
+            "simhash" => Ok(IndexMethod::Simhash),
+            _ => anyhow::bail!("method `{name}`: use lsh or simhash"),
+        }
+    }
+}
+
+impl Common {
+    /// The matching asked for, with the index's LSH at the threshold asked for.
+    fn matching<'a>(&self, lsh: &'a Lsh) -> Matching<'a> {
+        match self.method {
+            IndexMethod::Lsh => Matching::Jaccard(lsh),
+            IndexMethod::Simhash => Matching::Hamming(self.hamming),
+        }
+    }
+
+    /// What a pair's evidence is, for the output and the summary.
+    fn evidence(&self) -> (&'static str, &'static str, String) {
+        match self.method {
+            IndexMethod::Lsh => (
+                "lsh",
+                "estimated_jaccard",
+                format!("with estimated Jaccard >= {}", self.threshold),
+            ),
+            IndexMethod::Simhash => (
+                "simhash",
+                "hamming",
+                format!("within Hamming distance {}", self.hamming),
+            ),
+        }
+    }
 }
 
 /// Adds documents to the index (creating it), reporting those within the distance of earlier ones.
@@ -95,25 +158,26 @@ fn add_to_index(args: &AddArgs) -> Result<()> {
         None if c.index.join("manifest.json").exists() => Index::open(&c.index)?,
         None => Index::open_or_create(&c.index, TextChoice::Core)?,
     };
-    let (corpus, new) = sketch_new(c, &index)?;
-    let found = index.matches(&new.docs, &new.sketches, c.hamming, true)?;
+    let lsh = index.lsh(c.threshold)?;
+    let (corpus, new) = sketch_new(c, &index, &lsh)?;
+    let found = index.matches(&new.docs, &new.sketches, &c.matching(&lsh), true)?;
     if let Some(out) = &args.out {
-        write_found(out, &corpus, &new, &index, &found)?;
+        write_found(out, c, &corpus, &new, &index, &found)?;
         super::write_skipped(out, &new.skipped)?;
     }
     let kept: Vec<usize> = (0..new.docs.len())
         .filter(|&i| new.sketches[i].words > 0)
         .collect();
     let docs: Vec<DocInfo> = kept.iter().map(|&i| new.docs[i].clone()).collect();
-    let fingerprints: Vec<u64> = kept.iter().map(|&i| new.sketches[i].simhash).collect();
-    let added = index.add(&docs, &fingerprints, c.shard.unwrap_or(Shard::all()))?;
+    let sketches: Vec<_> = kept.iter().map(|&i| new.sketches[i].clone()).collect();
+    let added = index.add(&docs, &sketches, c.shard.unwrap_or(Shard::all()))?;
     eprintln!(
-        "twinpage: {} {} documents ({} without text not stored); {} pairs within distance {}; index holds {}",
+        "twinpage: {} {} documents ({} without text not stored); {} pairs {}; index holds {}",
         if added { "added" } else { "already had these" },
         docs.len(),
         new.empty,
         found.len(),
-        c.hamming,
+        c.evidence().2,
         index.docs.len()
     );
     Ok(())
@@ -122,35 +186,47 @@ fn add_to_index(args: &AddArgs) -> Result<()> {
 fn query(args: QueryArgs) -> Result<()> {
     let c = &args.common;
     let index = Index::open(&c.index)?;
-    let (corpus, new) = sketch_new(c, &index)?;
-    let found = index.matches(&new.docs, &new.sketches, c.hamming, false)?;
-    write_found(&args.out, &corpus, &new, &index, &found)?;
+    let lsh = index.lsh(c.threshold)?;
+    let (corpus, new) = sketch_new(c, &index, &lsh)?;
+    let found = index.matches(&new.docs, &new.sketches, &c.matching(&lsh), false)?;
+    write_found(&args.out, c, &corpus, &new, &index, &found)?;
     eprintln!(
-        "twinpage: {} documents checked against {} stored: {} pairs within distance {}",
+        "twinpage: {} documents checked against {} stored: {} pairs {}",
         new.docs.len(),
         index.docs.len(),
         found.len(),
-        c.hamming
+        c.evidence().2
     );
     super::write_skipped(&args.out, &new.skipped)
 }
 
-/// Opens the new documents and fingerprints their slice, with absolute paths.
-fn sketch_new(c: &Common, index: &Index) -> Result<(Corpus, Sketched)> {
-    let simhash = Simhash::new(c.hamming)?;
+/// Opens the new documents and sketches their slice with the index's `lsh`
+/// (fingerprint and signature), with absolute paths.
+fn sketch_new(c: &Common, index: &Index, lsh: &Lsh) -> Result<(Corpus, Sketched)> {
     let corpus = Corpus::open(&c.docs)?;
     let shard = c.shard.unwrap_or(Shard::all());
     let paths = OutputPaths::absolute(&corpus.base);
     let text = index.manifest.text;
-    let sketched = sketch::sketch_corpus(&corpus, &simhash, text, &paths, c.skip_bad, |url| {
-        shard.contains(url)
-    })?;
+    let rendered = match c.rendering.settings()? {
+        Some(settings) => Some(RenderedText::new(settings, c.render_missing)?),
+        None => None,
+    };
+    let sketched = sketch::sketch_corpus(
+        &corpus,
+        lsh,
+        text,
+        rendered.as_ref(),
+        &paths,
+        c.skip_bad,
+        |url| shard.contains(url),
+    )?;
     Ok((corpus, sketched))
 }
 
 /// Writes pairs of new (a) and stored or new (b) documents.
 fn write_found(
     out: &str,
+    c: &Common,
     corpus: &Corpus,
     new: &Sketched,
     index: &Index,
@@ -162,14 +238,8 @@ fn write_found(
         ..d.clone()
     });
     let docs: Vec<DocInfo> = new.docs.iter().cloned().chain(stored).collect();
+    let (method, evidence, _) = c.evidence();
     super::write_output(out, |w| {
-        write_pairs(
-            w,
-            &docs,
-            &corpus.extra_headers,
-            "simhash",
-            &["hamming"],
-            found,
-        )
+        write_pairs(w, &docs, &corpus.extra_headers, method, &[evidence], found)
     })
 }

@@ -17,6 +17,7 @@ mod retrain;
 mod review;
 mod score;
 mod signals;
+mod sketch;
 mod train;
 
 use std::io::Write;
@@ -69,6 +70,7 @@ enum Command {
     Review(review::Args),
     Retrain(retrain::Args),
     Idf(idf::Args),
+    Sketch(sketch::Args),
 }
 
 /// Runs the command line and maps the result to an exit code.
@@ -95,6 +97,7 @@ pub fn run() -> ExitCode {
         Command::Review(a) => review::run(a),
         Command::Retrain(a) => retrain::run(a),
         Command::Idf(a) => idf::run(a),
+        Command::Sketch(a) => sketch::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -143,17 +146,32 @@ fn load_shipped(path: Option<&Path>, local: &str, built_in: &str) -> Result<Mode
     })
 }
 
-/// Where a command writes its table: a file (atomically) or `-` for stdout.
+/// Where a command writes its table: a file (atomically) or `-` for stdout. A
+/// reader that stops early (`| head`) ends the output quietly, as for any Unix tool.
 fn write_output(out: &str, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
     if out == "-" {
         let stdout = std::io::stdout();
         let mut lock = stdout.lock();
-        write(&mut lock)?;
-        lock.flush()?;
-        Ok(())
+        let written = write(&mut lock).and_then(|()| Ok(lock.flush()?));
+        match written {
+            Err(e) if is_broken_pipe(&e) => Ok(()),
+            other => other,
+        }
     } else {
         write_atomically(Path::new(out), write)
     }
+}
+
+/// Whether an error comes from writing to a pipe nobody reads any more (csv's
+/// errors hold the I/O error without giving it as their source).
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    let broken = |io: &std::io::Error| io.kind() == std::io::ErrorKind::BrokenPipe;
+    e.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(broken)
+            || cause
+                .downcast_ref::<csv::Error>()
+                .is_some_and(|csv| matches!(csv.kind(), csv::ErrorKind::Io(io) if broken(io)))
+    })
 }
 
 /// Lists skipped rows in a side file beside the output (or `skipped.csv` when the
@@ -187,7 +205,8 @@ fn write_skipped(out: &str, skipped: &[Skipped]) -> Result<()> {
 /// How a command gets rendered bodies; shared by every command that computes signals.
 #[derive(clap::Args, Debug)]
 struct RenderArgs {
-    /// Fetched-body signals only: render nothing (needs a model trained with --no-render).
+    /// Fetched bodies only: no rendered body is used or made (a scoring model must then be
+    /// fetched-only, trained with --no-render).
     #[arg(long)]
     no_render: bool,
     /// Render cache folder [default: $XDG_CACHE_HOME/twinpage/render or ~/.cache/twinpage/render].

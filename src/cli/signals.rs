@@ -28,13 +28,13 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     if args.list {
-        for (i, (name, meaning)) in twinpage::signals::described(Layout::FetchedAndRendered)
-            .iter()
-            .enumerate()
-        {
-            println!("{i:>3}  {name:<45} {meaning}");
-        }
-        return Ok(());
+        let described = twinpage::signals::described(Layout::FetchedAndRendered);
+        return super::write_output("-", |w| {
+            for (i, (name, meaning)) in described.iter().enumerate() {
+                writeln!(w, "{i:>3}  {name:<45} {meaning}")?;
+            }
+            Ok(())
+        });
     }
     let pairs = args.pairs.expect("clap requires --pairs without --list");
     let batch = super::load_batch(&[pairs], &args.render)?;

@@ -46,8 +46,8 @@ mod tab;
 
 pub use cache::RenderCache;
 pub use supply::{
-    already_stored, default_cache_dir, read_stored, store_all, supply, RenderSettings,
-    RenderedBody, Request, SupplyReport,
+    already_stored, default_cache_dir, find_rendered, read_stored, store_all, supply,
+    RenderSettings, RenderedBody, Request, SupplyReport,
 };
 
 use crate::document::decode::MAX_BODY_BYTES;

@@ -333,3 +333,13 @@ fn store(stored: &StoredRender, path: &Path) -> Result<()> {
     serde_json::to_writer(&mut gzip, stored)?;
     super::cache::write_bytes(path, &gzip.finish()?)
 }
+
+/// The rendered body a document already has, stored or cached, without starting a
+/// browser; None when it has none yet or the cache remembers that it failed.
+pub fn find_rendered(request: &Request, cache: &RenderCache) -> Option<RenderedBody> {
+    match look_up(request, cache, false) {
+        Found::Stored(body) => Some(body),
+        Found::Cached(rendered) => Some(RenderedBody::from(StoredRender::Rendered(rendered))),
+        Found::FailedBefore(_) | Found::Unreadable(_) | Found::Missing(_) => None,
+    }
+}

@@ -1,0 +1,221 @@
+//! `twinpage sketch`: the per-document MinHash LSH sketch of a docs file, for a
+//! driver that finds the pairs elsewhere (the Spark driver in `scale/`).
+//!
+//! `candidates --method lsh` sketches every document and joins them on band keys
+//! in one process. A cluster splits that in two: each executor sketches its share
+//! of the docs table with this command, and the engine joins on the band keys and
+//! verifies each pair by its estimated Jaccard. So this command writes, for every
+//! input row and in input order, what that needs and nothing more: the row's
+//! pair-file columns exactly as `candidates --out PAIRS` would write them, the
+//! registered domain (for `--sites`), the band keys and the min-values.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+
+use super::declared::one_of;
+use twinpage::candidates::corpus::{Corpus, CorpusDoc, OutputPaths};
+use twinpage::candidates::lsh::{self, Lsh};
+use twinpage::candidates::sketch::{sketch_documents, RenderedText, TextChoice};
+use twinpage::candidates::Sketch;
+use twinpage::document::url::UrlParts;
+
+/// Per-document LSH sketches (band keys, min-values) of a docs file, one row per input row.
+#[derive(clap::Args)]
+pub struct Args {
+    /// docs.csv (url,html[,rendered]; other columns are echoed after the sketch's own).
+    #[arg(long, value_name = "DOCS", required_unless_present = "plan")]
+    docs: Option<PathBuf>,
+    /// Output CSV: url,html,rendered,domain,status,words,bands,minhashes,error, then
+    /// the docs file's other columns; - for stdout.
+    #[arg(long, value_name = "F.csv", default_value = "-")]
+    out: String,
+    /// Folder the document paths of DOCS are relative to [default: DOCS's folder]
+    /// (a driver's partition file stands in for a docs.csv elsewhere).
+    #[arg(long, value_name = "DIR")]
+    base: Option<PathBuf>,
+    /// The pair file the sketches' pairs will go to: paths are written as
+    /// `candidates --out PAIRS` writes them [default: as for stdout].
+    #[arg(long, value_name = "PAIRS", default_value = "-")]
+    pairs_out: String,
+    /// Print the method's parameters and banding as JSON and exit (what a driver
+    /// needs to verify pairs), after checking them.
+    #[arg(long)]
+    plan: bool,
+    /// Text fingerprinted (as `candidates --text`).
+    #[arg(long, default_value = "core", value_parser = one_of::<TextChoice>([
+        ("core", "main content without boilerplate"),
+        ("visible", "all visible text of the page"),
+    ]))]
+    text: TextChoice,
+    /// Jaccard of the word shingles from which two documents are a candidate pair.
+    #[arg(long, value_name = "J", default_value_t = lsh::Params::default().threshold)]
+    threshold: f64,
+    /// Min-hash values per document.
+    #[arg(long, value_name = "N", default_value_t = lsh::Params::default().hashes)]
+    lsh_hashes: usize,
+    /// Words per shingle.
+    #[arg(long, value_name = "N", default_value_t = lsh::Params::default().shingle_words)]
+    lsh_shingle_words: usize,
+    /// Render in Chromium (and cache) the documents that have no stored or cached render.
+    #[arg(long, conflicts_with = "no_render")]
+    render_missing: bool,
+    /// Where rendered bodies are found (as `candidates`: a stored or cached render's
+    /// text is sketched instead of the fetched body's).
+    #[command(flatten)]
+    rendering: super::RenderArgs,
+}
+
+/// The sketch's own columns, before the docs file's other ones.
+const COLUMNS: [&str; 9] = [
+    "url",
+    "html",
+    "rendered",
+    "domain",
+    "status",
+    "words",
+    "bands",
+    "minhashes",
+    "error",
+];
+/// Positions of `status` (ok, unreadable: the document cannot be read, bad-row: the
+/// row is not a document) and of `error` (why) in [`COLUMNS`].
+const STATUS: usize = 4;
+const ERROR: usize = 8;
+
+/// Rows sketched together on all threads (as `candidates` does).
+const CHUNK: usize = 256;
+
+pub fn run(args: Args) -> Result<()> {
+    let lsh = Lsh::new(lsh::Params {
+        threshold: args.threshold,
+        hashes: args.lsh_hashes,
+        shingle_words: args.lsh_shingle_words,
+    })?;
+    if args.plan {
+        let banding = lsh.banding();
+        let plan = serde_json::json!({
+            "method": lsh::KIND.name,
+            "evidence": lsh::KIND.evidence,
+            "threshold": args.threshold,
+            "hashes": args.lsh_hashes,
+            "bands": banding.bands,
+            "rows": banding.rows,
+        });
+        println!("{plan}");
+        return Ok(());
+    }
+    let Some(docs) = &args.docs else {
+        bail!("--docs is needed (a docs.csv)");
+    };
+    if docs.is_dir() {
+        bail!(
+            "{}: give a docs.csv (url,html); `sketch` reads a table, not a folder",
+            docs.display()
+        );
+    }
+    let mut corpus = Corpus::open(docs)?;
+    if let Some(base) = &args.base {
+        corpus.base = base.clone();
+    }
+    let rendered = match args.rendering.settings()? {
+        Some(settings) => Some(RenderedText::new(settings, args.render_missing)?),
+        None => None,
+    };
+    let paths = OutputPaths::new(&corpus.base, &args.pairs_out);
+    let mut rows = corpus.documents()?;
+    super::write_output(&args.out, |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        csv.write_record(
+            COLUMNS
+                .iter()
+                .copied()
+                .chain(corpus.extra_headers.iter().map(String::as_str)),
+        )?;
+        loop {
+            let chunk: Vec<Result<CorpusDoc>> = rows.by_ref().take(CHUNK).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            let docs: Vec<CorpusDoc> = chunk
+                .iter()
+                .filter_map(|d| d.as_ref().ok().cloned())
+                .collect();
+            let mut sketched = sketch_documents(&docs, &lsh, args.text, rendered.as_ref())?
+                .into_iter()
+                .map(|s| s.map(|(sketch, _)| sketch));
+            for doc in &chunk {
+                // Rows that are not documents were not sketched.
+                let sketch = match doc {
+                    Ok(_) => sketched.next().expect("a sketch per document"),
+                    Err(_) => Ok(Sketch::default()),
+                };
+                let doc = match doc {
+                    Ok(doc) => doc,
+                    // Not a document (an empty html path, a malformed row): an error of
+                    // `candidates` whatever --skip-bad says; reported in place, so that
+                    // the driver can name the row of its own table.
+                    Err(e) => {
+                        let mut row =
+                            vec![String::new(); COLUMNS.len() + corpus.extra_headers.len()];
+                        row[STATUS] = "bad-row".into();
+                        row[ERROR] = format!("{e:#}");
+                        csv.write_record(&row)?;
+                        continue;
+                    }
+                };
+                let info = paths.info(doc);
+                let (status, words, bands, minhashes, error) = match sketch {
+                    Ok(s) => {
+                        let keys = lsh.band_keys(&s);
+                        // Values only where there are keys: no pair without a band.
+                        let values = if keys.is_empty() {
+                            Vec::new()
+                        } else {
+                            lsh.min_values(&s)
+                        };
+                        let values: String = values.iter().map(|v| format!("{v:04x}")).collect();
+                        let bands = hex(&keys, " ");
+                        ("ok", s.words.to_string(), bands, values, String::new())
+                    }
+                    // Not fatal here: the driver applies --skip-bad.
+                    Err(e) => (
+                        "unreadable",
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        format!("{e:#}"),
+                    ),
+                };
+                let domain = UrlParts::parse(&info.url).domain;
+                let fixed = [
+                    info.url.as_str(),
+                    &info.html,
+                    &info.rendered,
+                    &domain,
+                    status,
+                    &words,
+                    &bands,
+                    &minhashes,
+                    &error,
+                ];
+                csv.write_record(
+                    fixed
+                        .into_iter()
+                        .chain(info.extra.iter().map(String::as_str)),
+                )?;
+            }
+        }
+        csv.flush()?;
+        Ok(())
+    })
+}
+
+/// Band keys as fixed-width lowercase hex, joined by `sep`.
+fn hex(values: &[u64], sep: &str) -> String {
+    values
+        .iter()
+        .map(|v| format!("{v:016x}"))
+        .collect::<Vec<_>>()
+        .join(sep)
+}
