@@ -317,7 +317,7 @@ fn looks_binary(bytes: &[u8]) -> bool {
     head.contains(&0) || control * 10 > head.len()
 }
 
-fn sniff_encoding(bytes: &[u8]) -> &'static Encoding {
+pub(crate) fn sniff_encoding(bytes: &[u8]) -> &'static Encoding {
     if let Some((encoding, _)) = Encoding::for_bom(bytes) {
         return encoding;
     }

@@ -40,6 +40,10 @@ pub(super) struct Site {
     prefix: String,
     name: String,
     body: Vec<u8>,
+    /// `text/html` with the charset twinpage decodes the fetched body in: without
+    /// it, Chromium reads a page that declares none as windows-1252, and a UTF-8
+    /// page's rendered text becomes mojibake unlike its fetched text.
+    document_type: String,
     /// The folder whose files the page may read (None: nothing but itself).
     siblings: Option<PathBuf>,
 }
@@ -66,6 +70,10 @@ impl Site {
             origin: origin.to_string(),
             prefix: format!("{origin}/r{token}/"),
             name: name.to_string(),
+            document_type: format!(
+                "text/html; charset={}",
+                crate::document::decode::sniff_encoding(&body).name()
+            ),
             body,
             siblings,
         })
@@ -96,7 +104,7 @@ impl Site {
         }
         let relative = percent_decode(rest.split(['?', '#']).next().unwrap_or_default());
         let (content_type, bytes) = if relative == self.name {
-            ("text/html", self.body.clone())
+            (self.document_type.as_str(), self.body.clone())
         } else if NEEDLESS.contains(&resource) {
             return fail(id);
         } else {

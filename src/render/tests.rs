@@ -74,6 +74,22 @@ fn script_inserted_paragraphs_are_in_the_rendered_body() {
 }
 
 #[test]
+fn a_utf8_page_without_a_declared_charset_renders_as_it_is_read() {
+    // Long enough for the statistical guess to see UTF-8; no <meta charset>.
+    let text = "Größe und Gemüse über Straßen: schöne Brücken, grüne Wälder. ".repeat(8);
+    let page = format!("<!doctype html><html><body><p>{text}</p></body></html>");
+    let dir = site(&[("page.html", page.as_bytes())]);
+    let rendered = renderer(10, 1)
+        .render(&dir.path().join("page.html"))
+        .expect("renders");
+    assert!(
+        rendered.visible_text.contains("Größe und Gemüse"),
+        "{}",
+        rendered.visible_text
+    );
+}
+
+#[test]
 fn a_gzipped_page_fetches_its_sibling_file() {
     let page = br#"<!doctype html><html><body><div id="out">waiting</div><script>
         fetch('data.json').then(response => response.json()).then(data => {
