@@ -14,6 +14,10 @@ venv="$root/target/scale-venv"
 
 say() { echo "run-local.sh: $*" >&2; }
 
+# Runs started together (the tests) take turns installing: only the first installs.
+mkdir -p "$root/target"
+exec 9>"$root/target/scale-venv.lock"
+flock 9
 if ! command -v java >/dev/null; then
     say "installing Java (openjdk-17-jre-headless) with apt-get"
     if [ "$(id -u)" != 0 ]; then
@@ -26,11 +30,7 @@ if ! command -v java >/dev/null; then
 fi
 
 # The venv counts as installed only once pyspark imports at the pinned version, so an
-# interrupted install is started again rather than half used; runs started together
-# take turns (the lock), so only the first installs.
-mkdir -p "$root/target"
-exec 9>"$root/target/scale-venv.lock"
-flock 9
+# interrupted install is started again rather than half used.
 if ! "$venv/bin/python" -c "import pyspark, sys; sys.exit(pyspark.__version__ != '$pyspark_version')" 2>/dev/null; then
     say "installing pyspark $pyspark_version in $venv (once; about 400 MB)"
     rm -rf "$venv"
