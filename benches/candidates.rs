@@ -49,11 +49,7 @@ fn peak_memory_mb() -> f64 {
 }
 
 fn arg(name: &str) -> Option<usize> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
+    text_arg(name).and_then(|v| v.parse().ok())
 }
 
 fn text_arg(name: &str) -> Option<String> {
@@ -144,25 +140,28 @@ fn page_path(dir: &Path, i: usize) -> PathBuf {
     dir.join("pages").join(format!("{i:07}.html"))
 }
 
+/// The number of a page from its path ([`page_path`]).
+fn page_number(path: &str) -> u32 {
+    let stem = Path::new(path).file_stem().and_then(|s| s.to_str());
+    stem.unwrap_or("").parse().expect("a page number")
+}
+
 /// Writes (or finds, when an earlier run wrote it) the synthetic crawl of `n` pages.
 fn synthetic_crawl(n: usize) -> Crawl {
     let dir = std::path::absolute(format!("target/synthetic-crawl-{n}")).expect("cwd");
     let (docs, planted_csv) = (dir.join("docs.csv"), dir.join("planted.csv"));
     if let Ok(text) = std::fs::read_to_string(&planted_csv) {
         if docs.is_file() {
-            let index = |p: &str| -> u32 {
-                let stem = Path::new(p)
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or("");
-                stem.parse().expect("a page number")
-            };
             let planted = text
                 .lines()
                 .skip(1)
                 .map(|l| {
                     let f: Vec<&str> = l.split(',').collect();
-                    (index(f[0]), index(f[1]), f[2].parse().expect("a Jaccard"))
+                    (
+                        page_number(f[0]),
+                        page_number(f[1]),
+                        f[2].parse().expect("a Jaccard"),
+                    )
                 })
                 .collect();
             return Crawl { docs, planted };
@@ -259,17 +258,10 @@ fn crawl_run(n: usize) {
     let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
     let column = |name: &str| header.iter().position(|h| *h == name).expect(name);
     let (a, b) = (column("html_a"), column("html_b"));
-    let page = |p: &str| -> u32 {
-        let stem = Path::new(p)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("");
-        stem.parse().expect("a page number")
-    };
     let found: std::collections::HashSet<(u32, u32)> = lines
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            let (x, y) = (page(f[a]), page(f[b]));
+            let (x, y) = (page_number(f[a]), page_number(f[b]));
             (x.min(y), x.max(y))
         })
         .collect();
