@@ -352,7 +352,7 @@ fn fingerprints_and_index(n: usize) {
     let start = Instant::now();
     let mut index = Index::open_or_create(dir.path(), TextChoice::Core).expect("index");
     // Random signatures beside the fingerprints: this part times the fingerprints.
-    let len = index.lsh(1.0).expect("the index's lsh").signature_len();
+    let len = index.manifest.minhash.signature_len();
     let sketches: Vec<Sketch> = fps
         .iter()
         .map(|&simhash| Sketch {

@@ -62,6 +62,13 @@ pub struct MinhashShape {
     pub shingle_words: usize,
 }
 
+impl MinhashShape {
+    /// `u64`s a stored signature takes.
+    pub fn signature_len(&self) -> usize {
+        lsh::signature_len(self.hashes)
+    }
+}
+
 impl Default for MinhashShape {
     fn default() -> Self {
         let params = lsh::Params::default();
@@ -129,7 +136,7 @@ pub struct Index {
     pub manifest: Manifest,
     pub docs: Vec<DocInfo>,
     pub fingerprints: Vec<u64>,
-    /// The signatures, one after the other ([`Lsh::signature_len`] each).
+    /// The signatures, one after the other ([`MinhashShape::signature_len`] each).
     pub signatures: Vec<u64>,
     pub segments: Vec<String>,
 }
@@ -232,7 +239,7 @@ impl Index {
         let minhash_path = self.segment_path(name, ".minhash");
         let signatures = std::fs::read(&minhash_path)
             .with_context(|| format!("cannot read {}", minhash_path.display()))?;
-        let signature_bytes = 8 * self.lsh(1.0)?.signature_len();
+        let signature_bytes = 8 * self.manifest.minhash.signature_len();
         if bytes.len() != docs.len() * 8 || signatures.len() != docs.len() * signature_bytes {
             bail!(
                 "segment {name} of index {} is damaged: {} documents but {} bytes of fingerprints and {} of \
@@ -264,7 +271,7 @@ impl Index {
     /// and the signature) as a new segment. Returns false (and stores nothing)
     /// when the very same segment is already there.
     pub fn add(&mut self, docs: &[DocInfo], sketches: &[Sketch], shard: Shard) -> Result<bool> {
-        let len = self.lsh(1.0)?.signature_len();
+        let len = self.manifest.minhash.signature_len();
         if let Some(s) = sketches.iter().find(|s| s.values.len() != len) {
             bail!(
                 "a signature of {} values, not {len}: sketch with the index's lsh",
@@ -428,9 +435,7 @@ mod tests {
 
     /// A sketch with fingerprint `fp` and the index's signature length.
     fn sketches(fps: &[u64]) -> Vec<Sketch> {
-        let len = lsh::Lsh::new(lsh::Params::default())
-            .unwrap()
-            .signature_len();
+        let len = MinhashShape::default().signature_len();
         fps.iter()
             .map(|&simhash| Sketch {
                 words: 1,

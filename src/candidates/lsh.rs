@@ -174,7 +174,7 @@ impl Lsh {
 
     /// Whether a sketch holds this method's values (a document with words).
     fn usable(&self, sketch: &Sketch) -> bool {
-        sketch.words > 0 && sketch.values.len() == self.params.hashes.div_ceil(LANES)
+        sketch.words > 0 && sketch.values.len() == self.signature_len()
     }
 
     fn verified(&self, a: &[u64], b: &[u64]) -> Option<Vec<String>> {
@@ -184,7 +184,7 @@ impl Lsh {
 
     /// `u64`s a document's signature takes.
     pub fn signature_len(&self) -> usize {
-        self.params.hashes.div_ceil(LANES)
+        signature_len(self.params.hashes)
     }
 }
 
@@ -323,6 +323,11 @@ fn one_permutation(shingles: &[u64], bins: usize) -> Vec<u64> {
 
 /// Min-values kept per `u64`.
 const LANES: usize = 4;
+
+/// `u64`s a signature of `hashes` min-values takes.
+pub fn signature_len(hashes: usize) -> usize {
+    hashes.div_ceil(LANES)
+}
 
 /// The low 16 bits of each value, [`LANES`] to a `u64` (the last one padded with 0).
 fn pack(values: &[u64]) -> Vec<u64> {
