@@ -139,20 +139,22 @@ impl Document {
 
     fn from_parts(body: &DecodedBody, idf: &IdfTable, seen: Option<&str>) -> Document {
         let dom = Dom::from(body.text.as_str());
-        let title = text::normalise_space(&dom.select("title").text());
+        let title = text::normalise_space(&dom.select_matcher(css!("title")).text());
         let (link_count, link_domains) = links(&dom);
-        let image_count = dom.select("img").length();
+        let image_count = dom.select_matcher(css!("img")).length();
         // JSON-LD sits in scripts, which go with the hidden elements.
         let json_ld = record::json_ld_fields(&dom);
-        let scripted = dom.select("script").exists();
+        let scripted = dom.select_matcher(css!("script")).exists();
         // A `<noscript>` that asks for JavaScript; not the tracking pixels many pages keep there.
         let asks_for_script = dom
-            .select("noscript")
+            .select_matcher(css!("noscript"))
             .iter()
             .any(|notice| notice.text().to_lowercase().contains("javascript"));
         let app_shell = asks_for_script
             || dom
-                .select("#root, #app, #__next, #__nuxt, [data-reactroot], app-root")
+                .select_matcher(css!(
+                    "#root, #app, #__next, #__nuxt, [data-reactroot], app-root"
+                ))
                 .iter()
                 .any(|root| root.text().trim().is_empty());
         let hidden_chars = remove_hidden(&dom);
@@ -228,7 +230,7 @@ fn share(part: usize, whole: usize) -> f64 {
 }
 
 fn links(dom: &Dom) -> (usize, Vec<u64>) {
-    let anchors = dom.select("a[href]");
+    let anchors = dom.select_matcher(css!("a[href]"));
     let mut domains: Vec<u64> = anchors
         .iter()
         .filter_map(|a| a.attr("href"))
@@ -245,19 +247,21 @@ fn links(dom: &Dom) -> (usize, Vec<u64>) {
 /// Removes what a reader never sees and returns how many characters of text it held
 /// (the hidden-text spam indicator counts only hidden *elements*, not scripts).
 fn remove_hidden(dom: &Dom) -> usize {
-    let hidden = dom.select(
+    let hidden = dom.select_matcher(css!(
         "[hidden], [aria-hidden=true], [style*='display:none'], [style*='display: none'], \
-         [style*='visibility:hidden'], [style*='visibility: hidden']",
-    );
+         [style*='visibility:hidden'], [style*='visibility: hidden']"
+    ));
     let hidden_chars = hidden.text().chars().filter(|c| !c.is_whitespace()).count();
     hidden.remove();
-    dom.select("script, style, noscript, template, svg, head, iframe, object")
-        .remove();
+    dom.select_matcher(css!(
+        "script, style, noscript, template, svg, head, iframe, object"
+    ))
+    .remove();
     hidden_chars
 }
 
 fn visible_text(dom: &Dom) -> String {
-    let body = dom.select("body");
+    let body = dom.select_matcher(css!("body"));
     let text = if body.exists() {
         body.formatted_text()
     } else {

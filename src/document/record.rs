@@ -114,7 +114,7 @@ impl Record {
             record.set(field, &value);
         }
         if record.name.is_none() {
-            let heading = text::normalise_space(&dom.select("h1").first().text());
+            let heading = text::normalise_space(&dom.select_matcher(css!("h1")).first().text());
             let name = if heading.is_empty() { title } else { &heading };
             record.name = (!name.is_empty()).then(|| name.to_string());
         }
@@ -170,7 +170,10 @@ impl Record {
 /// Fields of the JSON-LD blocks (schema.org `Product`, `ScholarlyArticle`, …).
 pub fn json_ld_fields(dom: &Dom) -> Vec<(Field, String)> {
     let mut fields = Vec::new();
-    for script in dom.select("script[type='application/ld+json']").iter() {
+    for script in dom
+        .select_matcher(css!("script[type='application/ld+json']"))
+        .iter()
+    {
         if let Ok(value) = serde_json::from_str::<Value>(&script.text()) {
             json_ld_value(&value, &mut fields, 0);
         }
@@ -225,7 +228,7 @@ fn json_text(value: &Value) -> Option<String> {
 /// Fields of schema.org microdata: `itemprop` names the field, `content` (or the
 /// element's text) holds the value.
 fn itemprops(dom: &Dom, fields: &mut Vec<(Field, String)>) {
-    for element in dom.select("[itemprop]").iter() {
+    for element in dom.select_matcher(css!("[itemprop]")).iter() {
         let Some(field) = element.attr("itemprop").and_then(|name| field_of(&name)) else {
             continue;
         };
@@ -239,8 +242,8 @@ fn itemprops(dom: &Dom, fields: &mut Vec<(Field, String)>) {
 /// Fields of label–value rows: `<tr>` with a `th` and a `td` (or two `td`s), `<dt>`
 /// followed by its `<dd>`.
 fn label_value_rows(dom: &Dom, fields: &mut Vec<(Field, String)>) {
-    for row in dom.select("tr").iter() {
-        let cells = row.select("th, td");
+    for row in dom.select_matcher(css!("tr")).iter() {
+        let cells = row.select_matcher(css!("th, td"));
         if cells.length() != 2 {
             continue;
         }
@@ -251,7 +254,7 @@ fn label_value_rows(dom: &Dom, fields: &mut Vec<(Field, String)>) {
             }
         }
     }
-    for term in dom.select("dt").iter() {
+    for term in dom.select_matcher(css!("dt")).iter() {
         let Some(field) = field_of(&term.text()) else {
             continue;
         };
@@ -436,9 +439,12 @@ mod tests {
 
     fn record(html: &str) -> Option<Record> {
         let dom = Dom::from(html);
-        let title = text::normalise_space(&dom.select("title").text());
+        let title = text::normalise_space(&dom.select_matcher(css!("title")).text());
         let json_ld = json_ld_fields(&dom);
-        let visible = dom.select("body").formatted_text().to_string();
+        let visible = dom
+            .select_matcher(css!("body"))
+            .formatted_text()
+            .to_string();
         Record::read(json_ld, &dom, &title, &visible)
     }
 

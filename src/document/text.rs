@@ -148,32 +148,64 @@ pub fn vocabulary(ids: &[u32]) -> Vec<u64> {
     out
 }
 
-/// Charikar's random-hyperplane fingerprint: each distinct word votes ±weight on each
-/// of 64 bits (the bits of its mixed hash), weighted by its frequency; the sign of
-/// each sum is a bit. Similar texts get fingerprints at small Hamming distance.
+/// Charikar's random-hyperplane fingerprint: each word votes ±1 on each of 64 bits
+/// (the bits of its mixed hash), once per occurrence, so frequent words weigh more;
+/// the sign of each sum is a bit. Similar texts get fingerprints at small Hamming
+/// distance.
 pub fn simhash(ids: &[u32]) -> u64 {
     simhash_seeded(ids, 0)
 }
 
 /// [`simhash`] with the word hashes drawn from another family (`mix64(id ^ seed)`):
 /// independent 64-bit slices of a wider Charikar fingerprint. Seed 0 is [`simhash`].
+///
+/// Counts the ones of each bit instead of summing ±1 (a bit is set when more than
+/// half of the words have it), eight bits at a time: each byte of a hash is spread
+/// into eight one-byte counters of a `u64`, which are emptied into wide counters
+/// before they can overflow. Every sketch of a crawl carries this fingerprint, so it
+/// is worth the table.
 pub fn simhash_seeded(ids: &[u32], seed: u64) -> u64 {
-    let mut sums = [0i64; 64];
-    for (id, count) in frequencies(ids) {
-        let h = mix64(u64::from(id) ^ seed);
-        for (bit, sum) in sums.iter_mut().enumerate() {
-            if h >> bit & 1 == 1 {
-                *sum += i64::from(count);
-            } else {
-                *sum -= i64::from(count);
+    let mut ones = [0u64; 64];
+    let mut bytes = [0u64; 8];
+    let empty = |bytes: &mut [u64; 8], ones: &mut [u64; 64]| {
+        for (k, lane) in bytes.iter_mut().enumerate() {
+            for (i, one) in ones[8 * k..8 * k + 8].iter_mut().enumerate() {
+                *one += *lane >> (8 * i) & 0xff;
             }
+            *lane = 0;
+        }
+    };
+    for (n, &id) in ids.iter().enumerate() {
+        let h = mix64(u64::from(id) ^ seed);
+        for (k, lane) in bytes.iter_mut().enumerate() {
+            *lane += SPREAD_BITS[(h >> (8 * k) & 0xff) as usize];
+        }
+        if n % 255 == 254 {
+            empty(&mut bytes, &mut ones);
         }
     }
-    sums.iter()
+    empty(&mut bytes, &mut ones);
+    let words = ids.len() as u64;
+    ones.iter()
         .enumerate()
-        .filter(|(_, &s)| s > 0)
+        .filter(|(_, &o)| 2 * o > words)
         .fold(0u64, |acc, (bit, _)| acc | 1 << bit)
 }
+
+/// Each byte value with its eight bits spread into the low bits of eight bytes.
+const SPREAD_BITS: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut value = 0;
+    while value < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[value] |= ((value as u64 >> bit) & 1) << (8 * bit);
+            bit += 1;
+        }
+        value += 1;
+    }
+    table
+};
 
 /// Word frequencies, sorted by word id.
 pub fn frequencies(ids: &[u32]) -> Vec<(u32, u32)> {
@@ -213,6 +245,28 @@ mod tests {
         assert!(shingles(&[]).is_empty());
         // Repeated phrases count once.
         assert_eq!(shingles(&[1, 2, 3, 4, 1, 2, 3, 4]).len(), 4);
+    }
+
+    #[test]
+    fn simhash_is_the_sign_of_the_votes() {
+        // The definition, summed the slow way, on texts long enough to empty the
+        // byte counters several times.
+        let votes = |ids: &[u32], seed: u64| {
+            let mut sums = [0i64; 64];
+            for &id in ids {
+                let h = mix64(u64::from(id) ^ seed);
+                for (bit, sum) in sums.iter_mut().enumerate() {
+                    *sum += if h >> bit & 1 == 1 { 1 } else { -1 };
+                }
+            }
+            (0..64)
+                .filter(|&b| sums[b] > 0)
+                .fold(0u64, |acc, b| acc | 1 << b)
+        };
+        for (len, seed) in [(0, 0), (1, 3), (254, 0), (255, 7), (1000, 0), (5000, 11)] {
+            let ids: Vec<u32> = (0..len).map(|i| (mix64(i) % 97) as u32).collect();
+            assert_eq!(simhash_seeded(&ids, seed), votes(&ids, seed), "{len} words");
+        }
     }
 
     #[test]

@@ -10,12 +10,15 @@
 
 use super::{process, Rendered, ServePolicy, StoredRender, RENDERER_VERSION};
 use anyhow::{Context, Result};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The render cache of one run: renders made under one [`ServePolicy`].
 pub struct RenderCache {
     dir: PathBuf,
     serve: ServePolicy,
+    /// The names of the files in the cache when it was listed ([`RenderCache::listed`]).
+    listing: Option<HashSet<String>>,
 }
 
 impl RenderCache {
@@ -27,7 +30,35 @@ impl RenderCache {
         Ok(RenderCache {
             dir: dir.to_path_buf(),
             serve,
+            listing: None,
         })
+    }
+
+    /// The cache as it is on disk now, listed once: lookups ask the listing before
+    /// the disk. A run that only looks renders up (fingerprinting a crawl, where most
+    /// documents were never rendered) would otherwise pay two failed opens a
+    /// document; renders stored after the listing are not seen.
+    pub fn listed(mut self) -> Result<RenderCache> {
+        let mut names = HashSet::new();
+        for shard in read_dir(&self.dir)? {
+            let shard = shard.with_context(|| format!("cannot list {}", self.dir.display()))?;
+            if shard.file_type().is_ok_and(|t| t.is_dir()) {
+                for entry in read_dir(&shard.path())? {
+                    let entry =
+                        entry.with_context(|| format!("cannot list {}", shard.path().display()))?;
+                    names.insert(entry.file_name().to_string_lossy().into_owned());
+                }
+            }
+        }
+        self.listing = Some(names);
+        Ok(self)
+    }
+
+    /// Whether the file `name` may be in the cache (always, unless it was listed).
+    fn may_hold(&self, name: &str) -> bool {
+        self.listing
+            .as_ref()
+            .is_none_or(|names| names.contains(name))
     }
 
     /// The key of a document: blake3 of its content hash (blake3 of its
@@ -50,6 +81,9 @@ impl RenderCache {
     /// The stored render for `key`, without its screenshot (which signals do not
     /// need; see [`RenderCache::screenshot`]); None when missing or unreadable.
     pub fn get(&self, key: &str) -> Option<Rendered> {
+        if !self.may_hold(&format!("{key}.json")) {
+            return None;
+        }
         let (json, _) = self.paths(key);
         serde_json::from_slice(&std::fs::read(json).ok()?).ok()
     }
@@ -63,6 +97,9 @@ impl RenderCache {
 
     /// Why the document of `key` failed to render, if the cache remembers it failing.
     pub fn failure(&self, key: &str) -> Option<String> {
+        if !self.may_hold(&format!("{key}.failed.json")) {
+            return None;
+        }
         match serde_json::from_slice(&std::fs::read(self.failure_path(key)).ok()?).ok()? {
             StoredRender::Failed { failed } => Some(failed),
             StoredRender::Rendered(_) => None,
@@ -112,6 +149,10 @@ impl RenderCache {
     fn failure_path(&self, key: &str) -> PathBuf {
         self.shard(key).join(format!("{key}.failed.json"))
     }
+}
+
+fn read_dir(dir: &Path) -> Result<std::fs::ReadDir> {
+    std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))
 }
 
 /// Writes a whole file or nothing.

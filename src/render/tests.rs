@@ -428,6 +428,39 @@ fn the_cache_round_trips_and_keys_follow_the_content() {
     );
 }
 
+#[test]
+fn a_listed_cache_finds_what_was_there_when_it_was_listed() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let folder = dir.path().join("render");
+    let cache = RenderCache::open(&folder, ServePolicy::Siblings).expect("opens");
+    let key_of = |bytes: &[u8]| cache.key(blake3::hash(bytes).as_bytes());
+    let (rendered_key, failed_key, later_key) = (key_of(b"one"), key_of(b"two"), key_of(b"3"));
+    let rendered = Rendered {
+        synthetic_body: "<p>one</p>".into(),
+        visible_text: "one".into(),
+        image_count: 0,
+        image_area: 0.0,
+        text_area: 0.5,
+        hidden_text_share: 0.0,
+        cut_off: false,
+        screenshot_png: Vec::new(),
+    };
+    cache.put(&rendered_key, &rendered).expect("stores");
+    cache.put_failure(&failed_key, "deadline").expect("stores");
+    let listed = RenderCache::open(&folder, ServePolicy::Siblings)
+        .and_then(RenderCache::listed)
+        .expect("lists");
+    cache.put(&later_key, &rendered).expect("stores");
+    assert_eq!(listed.get(&rendered_key), Some(rendered));
+    assert_eq!(listed.failure(&failed_key).as_deref(), Some("deadline"));
+    assert!(listed.failure(&rendered_key).is_none());
+    assert!(listed.get(&later_key).is_none(), "stored after the listing");
+    assert!(
+        cache.get(&later_key).is_some(),
+        "an unlisted cache reads the disk"
+    );
+}
+
 /// Waits a little for killed processes to vanish from /proc.
 fn survivors(marker: &str) -> Vec<i32> {
     let started = Instant::now();
