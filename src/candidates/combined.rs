@@ -174,7 +174,7 @@ impl Method for Combined {
                 .map(|(a, b, _)| ((a, b), (true, false)))
                 .collect();
         if let Some(layout) = &self.union {
-            for (a, b, _) in simhash::sketch_pairs(sketches, layout) {
+            for (a, b, _) in simhash::sketch_pairs(sketches, layout, |s| s.simhash) {
                 found.entry((a, b)).or_insert((false, false)).1 = true;
             }
         }

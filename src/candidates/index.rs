@@ -363,7 +363,7 @@ impl Index {
             out.extend(match matching {
                 Matching::Hamming(hamming) => {
                     let layout = simhash::Layout::new(*hamming)?;
-                    let pairs = simhash::sketch_pairs(new, &layout).into_iter();
+                    let pairs = simhash::sketch_pairs(new, &layout, |s| s.simhash).into_iter();
                     let evidence = |d: u32| vec![d.to_string()];
                     pairs
                         .map(|(a, b, d)| Candidate {

@@ -29,8 +29,12 @@ pub const KIND: MethodKind = MethodKind {
     name: "simhash",
     about: "64-bit Charikar fingerprints within Hamming distance k (Manku's permuted tables)",
     evidence: &["hamming"],
-    params: &[HAMMING],
-    build: |values| Ok(Box::new(Simhash::new(values.get(&HAMMING)?)?)),
+    params: &[HAMMING, SHINGLE_WORDS],
+    build: |values| {
+        Ok(Box::new(
+            Simhash::new(values.get(&HAMMING)?)?.with_shingles(values.get(&SHINGLE_WORDS)?),
+        ))
+    },
 };
 
 /// Manku's k: near-duplicates differ in at most 3 of 64 bits.
@@ -43,17 +47,42 @@ const HAMMING: Param = Param {
     default: || Some(DEFAULT_HAMMING.to_string()),
 };
 
+const SHINGLE_WORDS: Param = Param {
+    name: "simhash-shingle-words",
+    value_name: "N",
+    help: "simhash: features are runs of N words (1: words, as Charikar; more keeps the \
+           words common to every page from making all fingerprints alike)",
+    default: || Some("1".into()),
+};
+
 /// The simhash method at one Hamming distance.
 pub struct Simhash {
     layout: Layout,
+    /// Words per feature (1: words).
+    shingle_words: usize,
 }
 
 impl Simhash {
     pub fn new(hamming: u32) -> Result<Simhash> {
         Ok(Simhash {
             layout: Layout::new(hamming)?,
+            shingle_words: 1,
         })
     }
+
+    /// Fingerprints of runs of `words` words instead of single words.
+    pub fn with_shingles(self, words: usize) -> Simhash {
+        Simhash {
+            shingle_words: words.max(1),
+            ..self
+        }
+    }
+}
+
+/// The fingerprint a [`Simhash`] sketch is compared by: its shingled one when the
+/// method made one, else the word fingerprint every sketch carries.
+fn fingerprint_of(sketch: &Sketch) -> u64 {
+    sketch.values.first().copied().unwrap_or(sketch.simhash)
 }
 
 impl Method for Simhash {
@@ -62,16 +91,20 @@ impl Method for Simhash {
     }
 
     fn sketch(&self, ids: &[u32]) -> Sketch {
-        Sketch::new(ids, Vec::new())
+        let shingled = (self.shingle_words > 1).then(|| {
+            let shingles = text::word_shingles(ids, self.shingle_words);
+            text::simhash_of_hashes(shingles.into_iter())
+        });
+        Sketch::new(ids, shingled.into_iter().collect())
     }
 
     fn judge(&self, a: &Sketch, b: &Sketch) -> Option<Vec<String>> {
-        let d = hamming(a.simhash, b.simhash);
+        let d = hamming(fingerprint_of(a), fingerprint_of(b));
         (d <= self.layout.hamming).then(|| vec![d.to_string()])
     }
 
     fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>> {
-        Ok(sketch_pairs(sketches, &self.layout)
+        Ok(sketch_pairs(sketches, &self.layout, fingerprint_of)
             .into_iter()
             .map(|(a, b, d)| Candidate {
                 a,
@@ -82,13 +115,20 @@ impl Method for Simhash {
     }
 }
 
-/// Pairs within the layout's distance among the sketches with words:
-/// `(a, b, distance)`, sorted.
-pub fn sketch_pairs(sketches: &[Sketch], layout: &Layout) -> Vec<(u32, u32, u32)> {
+/// Pairs within the layout's distance among the sketches with words, by the
+/// fingerprint `fingerprint` takes of a sketch: `(a, b, distance)`, sorted.
+pub fn sketch_pairs(
+    sketches: &[Sketch],
+    layout: &Layout,
+    fingerprint: impl Fn(&Sketch) -> u64,
+) -> Vec<(u32, u32, u32)> {
     let live: Vec<u32> = (0..sketches.len() as u32)
         .filter(|&i| sketches[i as usize].words > 0)
         .collect();
-    let fingerprints: Vec<u64> = live.iter().map(|&i| sketches[i as usize].simhash).collect();
+    let fingerprints: Vec<u64> = live
+        .iter()
+        .map(|&i| fingerprint(&sketches[i as usize]))
+        .collect();
     pairs_within(&fingerprints, layout)
         .into_iter()
         .map(|(a, b, d)| (live[a as usize], live[b as usize], d))
@@ -453,5 +493,45 @@ mod tests {
         assert_eq!(w[0], fingerprint(&ids));
         assert_ne!(w[1], w[0]);
         assert_eq!(agreeing_bits(&w, &w), 384);
+    }
+
+    #[test]
+    fn shingled_features_part_pages_of_common_words_and_keep_near_copies() {
+        // Pages drawn from a skewed vocabulary, where a few words fill every page,
+        // and near copies (3 words of 300 changed) of the first ten.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let word =
+            |rng: &mut rand_chacha::ChaCha8Rng| (1.0 / rng.random_range(0.0005f64..1.0)) as u32;
+        let mut pages: Vec<Vec<u32>> = (0..300)
+            .map(|_| (0..300).map(|_| word(&mut rng)).collect())
+            .collect();
+        for i in 0..10 {
+            let mut copy = pages[i].clone();
+            for _ in 0..3 {
+                let at = rng.random_range(0..copy.len());
+                copy[at] = word(&mut rng);
+            }
+            pages.push(copy);
+        }
+        let found = |method: &Simhash| {
+            let sketches: Vec<Sketch> = pages.iter().map(|p| method.sketch(p)).collect();
+            let pairs = method.pairs(&sketches).unwrap();
+            let judged = (0..sketches.len())
+                .flat_map(|a| (a + 1..sketches.len()).map(move |b| (a, b)))
+                .filter(|&(a, b)| method.judge(&sketches[a], &sketches[b]).is_some())
+                .count();
+            assert_eq!(pairs.len(), judged, "the tables find what judge accepts");
+            let copies = (0..10)
+                .filter(|&i| pairs.iter().any(|p| (p.a, p.b) == (i, i + 300)))
+                .count();
+            (pairs.len(), copies)
+        };
+        let (by_words, _) = found(&Simhash::new(3).unwrap());
+        let (by_shingles, copies) = found(&Simhash::new(9).unwrap().with_shingles(2));
+        assert_eq!(copies, 10, "every near copy is found");
+        assert!(
+            by_shingles < by_words / 4,
+            "{by_shingles} pairs by shingles vs {by_words} by words"
+        );
     }
 }

@@ -158,13 +158,19 @@ pub fn simhash(ids: &[u32]) -> u64 {
 
 /// [`simhash`] with the word hashes drawn from another family (`mix64(id ^ seed)`):
 /// independent 64-bit slices of a wider Charikar fingerprint. Seed 0 is [`simhash`].
+pub fn simhash_seeded(ids: &[u32], seed: u64) -> u64 {
+    simhash_of_hashes(ids.iter().map(|&id| mix64(u64::from(id) ^ seed)))
+}
+
+/// Charikar's fingerprint of features given by their 64-bit hashes, each voting
+/// once (word shingles, say).
 ///
 /// Counts the ones of each bit instead of summing ±1 (a bit is set when more than
-/// half of the words have it), eight bits at a time: each byte of a hash is spread
-/// into eight one-byte counters of a `u64`, which are emptied into wide counters
-/// before they can overflow. Every sketch of a crawl carries this fingerprint, so it
-/// is worth the table.
-pub fn simhash_seeded(ids: &[u32], seed: u64) -> u64 {
+/// half of the features have it), eight bits at a time: each byte of a hash is
+/// spread into eight one-byte counters of a `u64`, which are emptied into wide
+/// counters before they can overflow. Every sketch of a crawl carries a
+/// fingerprint, so it is worth the table.
+pub fn simhash_of_hashes(hashes: impl Iterator<Item = u64>) -> u64 {
     let mut ones = [0u64; 64];
     let mut bytes = [0u64; 8];
     let empty = |bytes: &mut [u64; 8], ones: &mut [u64; 64]| {
@@ -175,20 +181,20 @@ pub fn simhash_seeded(ids: &[u32], seed: u64) -> u64 {
             *lane = 0;
         }
     };
-    for (n, &id) in ids.iter().enumerate() {
-        let h = mix64(u64::from(id) ^ seed);
+    let mut features = 0u64;
+    for h in hashes {
         for (k, lane) in bytes.iter_mut().enumerate() {
             *lane += SPREAD_BITS[(h >> (8 * k) & 0xff) as usize];
         }
-        if n % 255 == 254 {
+        features += 1;
+        if features.is_multiple_of(255) {
             empty(&mut bytes, &mut ones);
         }
     }
     empty(&mut bytes, &mut ones);
-    let words = ids.len() as u64;
     ones.iter()
         .enumerate()
-        .filter(|(_, &o)| 2 * o > words)
+        .filter(|(_, &o)| 2 * o > features)
         .fold(0u64, |acc, (bit, _)| acc | 1 << bit)
 }
 
