@@ -10,9 +10,9 @@ single-threaded; `twinpage candidates` uses every core): for each document of
 docs.csv, read the page, take its visible text (stdlib html.parser, text outside
 <head>, <script> and <style>), lowercase and split it on whitespace, hash its word
 shingles into a MinHash with the batch fast path (update_batch on a copy of one
-initialised MinHash, as MinHash.generator does), insert every MinHash into MinHashLSH(threshold, num_perm) and query
-each document. The candidate pairs are the distinct (a, b), a < b, of those answers,
-unverified, as datasketch returns them.
+initialised MinHash, as MinHash.generator does), insert every MinHash into
+MinHashLSH(threshold, num_perm) and query each document. The candidate pairs are the
+distinct (a, b), a < b, of those answers, unverified, as datasketch returns them.
 
 The defaults are those of `twinpage candidates`, which the bench runs: threshold 0.4,
 128 hashes, word 3-shingles (src/candidates/lsh.rs). The line printed has the bench's
