@@ -214,31 +214,23 @@ def sketch_partition(part, header, binary, base, pairs_out, sketch_options):
     part = list(part)
     if not part:
         return
-    with tempfile.TemporaryDirectory(prefix="twinpage-spark-") as tmp:
-        docs, out = os.path.join(tmp, "docs.csv"), os.path.join(tmp, "sketches.csv")
-        with open(docs, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(fields for _, fields in part)
-        # One thread: Spark runs a task per core already.
-        call([binary, "--threads", "1", "sketch", "--docs", docs, "--base", base,
-              "--pairs-out", pairs_out, "--out", out, *sketch_options], "twinpage sketch")
-        with open(out, newline="", encoding="utf-8") as f:
-            reader = csv.reader(f)
-            fixed = len(SKETCH_COLUMNS)
-            assert next(reader)[:fixed] == SKETCH_COLUMNS, "twinpage sketch wrote other columns"
-            for (number, _), s in zip(part, reader, strict=True):
-                d = dict(zip(SKETCH_COLUMNS, s))
-                yield number, {
-                    "status": d["status"],
-                    # The binary names rows of this copy: the driver names them in the table.
-                    "error": re.sub(rf"^{re.escape(docs)}:\d+: ", "", d["error"]),
-                    "html": d["html"],
-                    "side": [d["url"], d["html"], d["rendered"], *s[fixed:]],
-                    "domain": d["domain"],
-                    "bands": d["bands"].split(),
-                    "minhashes": d["minhashes"],
-                }
+    options = ["--base", base, "--pairs-out", pairs_out, *sketch_options]
+    docs, sketches = run_on_partition(binary, "sketch", "--docs", header,
+                                      (fields for _, fields in part), options)
+    fixed = len(SKETCH_COLUMNS)
+    assert sketches[0][:fixed] == SKETCH_COLUMNS, "twinpage sketch wrote other columns"
+    for (number, _), s in zip(part, sketches[1:], strict=True):
+        d = dict(zip(SKETCH_COLUMNS, s))
+        yield number, {
+            "status": d["status"],
+            # The binary names rows of this copy: the driver names them in the table.
+            "error": re.sub(rf"^{re.escape(docs)}:\d+: ", "", d["error"]),
+            "html": d["html"],
+            "side": [d["url"], d["html"], d["rendered"], *s[fixed:]],
+            "domain": d["domain"],
+            "bands": d["bands"].split(),
+            "minhashes": d["minhashes"],
+        }
 
 
 def check_sketches(sketches, args, docs, out):
@@ -294,19 +286,27 @@ def score_partition(rows, head, binary, base, score_options):
     rows = list(rows)
     if not rows:
         return
+    # The paths in a pair file are relative to its folder: absolute in this copy, as
+    # written in the output.
+    _, scored = run_on_partition(binary, "score", "--pairs", head,
+                                 (absolute(r, base) for r in rows), score_options)
+    for row, s in zip(rows, scored[1:], strict=True):
+        yield row + s[len(row):]
+
+
+def run_on_partition(binary, command, flag, head, rows, options):
+    """Runs `twinpage COMMAND` with one thread on `head` and `rows` written to a
+    temporary CSV given as FLAG: that CSV's path (the binary names rows by it) and the
+    rows of the output, header first."""
     with tempfile.TemporaryDirectory(prefix="twinpage-spark-") as tmp:
-        pairs, out = os.path.join(tmp, "pairs.csv"), os.path.join(tmp, "scored.csv")
-        # The paths in a pair file are relative to its folder: absolute in this copy, as
-        # written in the output.
-        with open(pairs, "w", newline="", encoding="utf-8") as f:
-            write_rows(f, itertools.chain([head], (absolute(r, base) for r in rows)))
-        call([binary, "--threads", "1", "score", "--pairs", pairs, "--out", out, *score_options],
-             "twinpage score")
+        given, out = os.path.join(tmp, "given.csv"), os.path.join(tmp, "out.csv")
+        with open(given, "w", newline="", encoding="utf-8") as f:
+            write_rows(f, itertools.chain([head], rows))
+        # One thread: Spark runs a task per core already.
+        call([binary, "--threads", "1", command, flag, given, "--out", out, *options],
+             f"twinpage {command}")
         with open(out, newline="", encoding="utf-8") as f:
-            reader = csv.reader(f)
-            next(reader)
-            for row, s in zip(rows, reader, strict=True):
-                yield row + s[len(row):]
+            return given, list(csv.reader(f))
 
 
 def absolute(row, base):
