@@ -2,8 +2,9 @@
 //!
 //! 1. twinpage's tab pool (`render::supply` with an empty cache, as the first
 //!    `score` over new documents does): pages/s, failures, cut-offs;
-//! 2. `chromium --headless --dump-dom`, one process per page, as many at once as
-//!    there are cores (the plain way to get a rendered DOM): pages/s, and the ratio;
+//! 2. `--dump-dom`, one process per page, as many at once as there are cores (the
+//!    plain way to get a rendered DOM), with the pool's Chromium and, when it is
+//!    another one, with the full browser at `/usr/bin/chromium`: pages/s, and ratios;
 //! 3. `score` over pairs of these pages with the cache now warm: pairs/s.
 //!
 //! `cargo bench --bench render` (optionally `-- N` for the number of pages,
@@ -82,17 +83,24 @@ fn main() {
         report.failed
     );
 
-    let (dump_time, dump_failed) = dump_dom_all(&documents, cores);
-    let dump_rate = documents.len() as f64 / dump_time.as_secs_f64();
-    println!(
-        "--dump-dom: {:.2} pages/s ({:.1} s; one chromium per page, {cores} at once; {dump_failed} failed or timed out)",
-        dump_rate,
-        dump_time.as_secs_f64()
-    );
-    println!(
-        "ratio:     the pool renders {:.2}x as fast",
-        pool_rate / dump_rate
-    );
+    let pools_chromium = RenderOptions::default().chromium;
+    let full_browser = PathBuf::from("/usr/bin/chromium");
+    let mut chromiums = vec![pools_chromium];
+    if full_browser.is_file() && !chromiums.contains(&full_browser) {
+        chromiums.push(full_browser);
+    }
+    for chromium in chromiums {
+        let (dump_time, dump_failed) = dump_dom_all(&chromium, &documents, cores);
+        let dump_rate = documents.len() as f64 / dump_time.as_secs_f64();
+        println!(
+            "--dump-dom with {}: {:.2} pages/s ({:.1} s; one process per page, {cores} at once; \
+             {dump_failed} failed or timed out); the pool renders {:.2}x as fast",
+            chromium.display(),
+            dump_rate,
+            dump_time.as_secs_f64(),
+            pool_rate / dump_rate
+        );
+    }
 
     warm_score(&documents, &settings);
 }
@@ -111,7 +119,7 @@ fn corpus_pages(n: usize) -> Vec<PathBuf> {
 
 /// Runs `chromium --dump-dom` once per page, `parallel` at a time; the time taken
 /// and how many gave no DOM.
-fn dump_dom_all(documents: &[PathBuf], parallel: usize) -> (Duration, usize) {
+fn dump_dom_all(chromium: &Path, documents: &[PathBuf], parallel: usize) -> (Duration, usize) {
     let folder = tempfile::tempdir().expect("temporary folder");
     let pages: Vec<PathBuf> = documents
         .iter()
@@ -130,7 +138,7 @@ fn dump_dom_all(documents: &[PathBuf], parallel: usize) -> (Duration, usize) {
             scope.spawn(move || {
                 while let Some(page) = pages.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let profile = folder.join(format!("profile{worker}"));
-                    if !dump_dom(page, &profile) {
+                    if !dump_dom(chromium, page, &profile) {
                         failed.fetch_add(1, Ordering::Relaxed);
                     }
                     let _ = std::fs::remove_dir_all(&profile);
@@ -142,8 +150,8 @@ fn dump_dom_all(documents: &[PathBuf], parallel: usize) -> (Duration, usize) {
 }
 
 /// One `--dump-dom` run, killed after 20 s; whether it printed a DOM.
-fn dump_dom(page: &Path, profile: &Path) -> bool {
-    let mut child = Command::new(RenderOptions::default().chromium)
+fn dump_dom(chromium: &Path, page: &Path, profile: &Path) -> bool {
+    let mut child = Command::new(chromium)
         .args(DUMP_DOM_FLAGS)
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("file://{}", page.display()))

@@ -1,6 +1,7 @@
 //! The commands end to end, as a user runs them: real files in, real files out,
 //! exit codes checked.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -444,22 +445,55 @@ fn client_rendered(title: &str) -> String {
     )
 }
 
-/// Processes (not zombies) whose command line mentions `marker`.
-fn processes_mentioning(marker: &str) -> Vec<String> {
+/// Live processes (not zombies): pid, process group and command line.
+fn processes() -> Vec<(String, String, String)> {
     let mut found = Vec::new();
     for entry in fs::read_dir("/proc").unwrap().flatten() {
         let path = entry.path();
-        let cmdline = fs::read(path.join("cmdline")).unwrap_or_default();
-        let status = fs::read_to_string(path.join("status")).unwrap_or_default();
-        let zombie = status
-            .lines()
-            .any(|l| l.starts_with("State:") && l.contains('Z'));
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if !zombie && cmdline.contains(marker) {
-            found.push(cmdline);
+        let stat = fs::read_to_string(path.join("stat")).unwrap_or_default();
+        // After the parenthesised name: state, parent, process group.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+        if fields.len() < 3 || fields[0] == "Z" {
+            continue;
         }
+        let cmdline = fs::read(path.join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        found.push((pid, fields[2].to_string(), cmdline));
     }
     found
+}
+
+/// Processes whose command line mentions `marker`.
+fn processes_mentioning(marker: &str) -> Vec<String> {
+    processes()
+        .into_iter()
+        .filter(|(_, _, cmdline)| cmdline.contains(marker))
+        .map(|(_, _, cmdline)| cmdline)
+        .collect()
+}
+
+/// The process groups of the browsers whose command line mentions `marker`. Each
+/// browser leads a group of its own that its zygotes and renderers join; only the
+/// browser names its profile on its command line (the headless shell's children
+/// name nothing).
+fn browser_groups(marker: &str) -> BTreeSet<String> {
+    processes()
+        .into_iter()
+        .filter(|(_, _, cmdline)| cmdline.contains(marker))
+        .map(|(_, group, _)| group)
+        .collect()
+}
+
+/// Processes in any of `groups`.
+fn processes_in(groups: &BTreeSet<String>) -> Vec<String> {
+    processes()
+        .into_iter()
+        .filter(|(_, group, _)| groups.contains(group))
+        .map(|(pid, _, cmdline)| format!("{pid} {cmdline}"))
+        .collect()
 }
 
 /// Polls `check` every 50 ms until it holds or `limit` passes; whether it held.
@@ -509,19 +543,20 @@ fn kill_9_of_a_rendering_run_leaves_no_chromium_and_no_profile() {
     let mut twinpage = run(&pairs).spawn().unwrap();
     assert!(
         within(std::time::Duration::from_secs(30), || {
-            processes_mentioning(&marker).len() > 2
+            processes_in(&browser_groups(&marker)).len() > 2
         }),
         "Chromium started"
     );
     std::thread::sleep(std::time::Duration::from_secs(1));
+    let groups = browser_groups(&marker);
     twinpage.kill().unwrap(); // SIGKILL: no handler runs
     twinpage.wait().unwrap();
     assert!(
         within(std::time::Duration::from_secs(10), || {
-            processes_mentioning(&marker).is_empty()
+            processes_in(&groups).is_empty() && processes_mentioning(&marker).is_empty()
         }),
         "Chromium outlived a killed twinpage: {:?}",
-        processes_mentioning(&marker)
+        processes_in(&groups)
     );
     let left = || {
         fs::read_dir(&tmp)

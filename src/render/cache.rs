@@ -64,8 +64,8 @@ impl RenderCache {
     /// The key of a document: blake3 of its content hash (blake3 of its
     /// decompressed bytes, as [`crate::document::Document::body_hash`] holds it),
     /// [`RENDERER_VERSION`], what the page was served besides itself (a page may
-    /// render otherwise without its siblings) and the version of the Chromium named
-    /// by `TWINPAGE_CHROMIUM` or `/usr/bin/chromium`.
+    /// render otherwise without its siblings) and the version of the Chromium that
+    /// renders (`RenderOptions::default().chromium`).
     pub fn key(&self, content_hash: &[u8; 32]) -> String {
         let mut hasher = blake3::Hasher::new();
         let serve = self.serve.name();
