@@ -1,5 +1,6 @@
 //! One document on one tab: navigate, wait for load and network idle (or the
-//! deadline), measure the rendered page, then blank the tab for the next document.
+//! deadline), measure the rendered page, then close the windows it opened. The next
+//! document, at an origin of its own, replaces it in the tab.
 //!
 //! The render is one loop on the rendering thread: while it waits for an answer
 //! or for the page to settle, it answers the tab's paused requests, follows its
@@ -32,7 +33,6 @@ const MEASURE: &str = include_str!("measure.js");
 pub(super) fn render(
     tab: &Tab,
     site: &Site,
-    origin: &str,
     budget: Duration,
     screenshots: bool,
 ) -> Result<Rendered> {
@@ -58,7 +58,7 @@ pub(super) fn render(
     };
     let measured = page.measure()?;
     let cut_off = !settled || page.interrupted;
-    page.blank(origin)?;
+    page.close_opened_windows()?;
     Ok(Rendered {
         synthetic_body: measured.synthetic_body,
         visible_text: measured.visible_text,
@@ -254,15 +254,10 @@ impl<'a> Page<'a> {
         serde_json::from_str(json).context("measuring the page returned malformed JSON")
     }
 
-    /// Leaves the tab on a blank page with no trace of the document: its scripts
-    /// stopped, its cookies, storage and service workers gone, and any window it
-    /// opened closed, so the next document renders as it would in a fresh browser.
-    fn blank(&mut self, origin: &str) -> Result<()> {
-        self.call("Page.navigate", json!({ "url": "about:blank" }))?;
-        self.call(
-            "Storage.clearDataForOrigin",
-            json!({ "origin": origin, "storageTypes": "all" }),
-        )?;
+    /// Closes any window the page opened: it would run on beside the tab's next
+    /// documents. The page itself runs until the next document replaces it (or the
+    /// tab closes); the next document, at an origin of its own, sees nothing it left.
+    fn close_opened_windows(&mut self) -> Result<()> {
         let targets = self.tab.browser_command("Target.getTargets", json!({}))?;
         let targets = targets["targetInfos"]
             .as_array()

@@ -92,6 +92,33 @@ fn script_inserted_paragraphs_are_in_the_rendered_body() {
 }
 
 #[test]
+fn a_page_finds_nothing_that_the_pages_before_it_in_its_tab_left() {
+    // Each writes what it found, then leaves cookies, storage and a window behind.
+    let page = br#"<!doctype html><html><body><p id="found"></p><script>
+          document.getElementById('found').textContent = 'found cookies [' + document.cookie +
+            '] storage [' + Object.keys(localStorage).join() + '] session [' +
+            Object.keys(sessionStorage).join() + ']';
+          document.cookie = 'left=1; path=/';
+          document.cookie = 'shared=1; domain=localhost; path=/';
+          localStorage.setItem('left', '1');
+          sessionStorage.setItem('left', '1');
+          window.open('about:blank#left-open');
+        </script></body></html>"#;
+    let dir = site(&[("one.html", page), ("two.html", page)]);
+    let renderer = renderer(10, 1);
+    for name in ["one.html", "two.html", "one.html"] {
+        let rendered = renderer.render(&dir.path().join(name)).expect("renders");
+        assert!(
+            rendered
+                .visible_text
+                .contains("found cookies [] storage [] session []"),
+            "{name}: {}",
+            rendered.visible_text
+        );
+    }
+}
+
+#[test]
 fn content_that_waits_for_frames_or_fades_in_is_visible() {
     // Frameworks schedule work on animation frames; lazy sections appear when an
     // intersection observer (run in a frame) sees them; text fades in by CSS, the
