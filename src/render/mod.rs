@@ -66,9 +66,9 @@ use std::time::Duration;
 pub const RENDERER_VERSION: &str = "twinpage-render-4";
 
 /// Where Chromium is looked for, best first. The headless shell (Debian's
-/// `chromium-headless-shell`) is the browser without its desktop parts: on the 120
-/// pages of the render benchmark it rendered the same text with less than half the
-/// CPU of the full browser (`--headless`), 44 against 94 CPU-seconds.
+/// `chromium-headless-shell`) is the browser without its desktop parts: on 120 pages
+/// of `training-data/web` it rendered the same text with less than half the CPU of
+/// the full browser (`--headless`), 44 against 94 CPU-seconds.
 pub const CHROMIUM_BINARIES: &[&str] = &[
     "/usr/lib/chromium/chromium-headless-shell",
     "/usr/bin/chromium-headless-shell",
