@@ -6,8 +6,8 @@
 //! `cargo bench --bench cascade` (optionally `-- PAIRS.csv`, default
 //! `training-data/web/test.csv`). The pair file's stored renders are ignored, so that
 //! the cold runs really render. Prints wall time, pairs/s, documents rendered and F1
-//! at p ≥ 0.5 of each run. Takes about 10 minutes on 2 cores (the cold `always` run
-//! renders every document).
+//! at p ≥ 0.5 of each run. Takes about 3 minutes on 2 cores with the headless shell
+//! (the cold `always` run renders every document).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
