@@ -445,8 +445,14 @@ fn client_rendered(title: &str) -> String {
     )
 }
 
-/// Live processes (not zombies): pid, process group and command line.
-fn processes() -> Vec<(String, String, String)> {
+/// A live process (not a zombie).
+struct Process {
+    pid: String,
+    group: String,
+    cmdline: String,
+}
+
+fn processes() -> Vec<Process> {
     let mut found = Vec::new();
     for entry in fs::read_dir("/proc").unwrap().flatten() {
         let path = entry.path();
@@ -459,19 +465,21 @@ fn processes() -> Vec<(String, String, String)> {
             continue;
         }
         let cmdline = fs::read(path.join("cmdline")).unwrap_or_default();
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let pid = entry.file_name().to_string_lossy().into_owned();
-        found.push((pid, fields[2].to_string(), cmdline));
+        found.push(Process {
+            pid: entry.file_name().to_string_lossy().into_owned(),
+            group: fields[2].to_string(),
+            cmdline: String::from_utf8_lossy(&cmdline).replace('\0', " "),
+        });
     }
     found
 }
 
-/// Processes whose command line mentions `marker`.
-fn processes_mentioning(marker: &str) -> Vec<String> {
+/// The processes that `keep` keeps, as "pid command line".
+fn processes_where(keep: impl Fn(&Process) -> bool) -> Vec<String> {
     processes()
         .into_iter()
-        .filter(|(_, _, cmdline)| cmdline.contains(marker))
-        .map(|(_, _, cmdline)| cmdline)
+        .filter(|p| keep(p))
+        .map(|p| format!("{} {}", p.pid, p.cmdline))
         .collect()
 }
 
@@ -482,17 +490,8 @@ fn processes_mentioning(marker: &str) -> Vec<String> {
 fn browser_groups(marker: &str) -> BTreeSet<String> {
     processes()
         .into_iter()
-        .filter(|(_, _, cmdline)| cmdline.contains(marker))
-        .map(|(_, group, _)| group)
-        .collect()
-}
-
-/// Processes in any of `groups`.
-fn processes_in(groups: &BTreeSet<String>) -> Vec<String> {
-    processes()
-        .into_iter()
-        .filter(|(_, group, _)| groups.contains(group))
-        .map(|(pid, _, cmdline)| format!("{pid} {cmdline}"))
+        .filter(|p| p.cmdline.contains(marker))
+        .map(|p| p.group)
         .collect()
 }
 
@@ -543,7 +542,8 @@ fn kill_9_of_a_rendering_run_leaves_no_chromium_and_no_profile() {
     let mut twinpage = run(&pairs).spawn().unwrap();
     assert!(
         within(std::time::Duration::from_secs(30), || {
-            processes_in(&browser_groups(&marker)).len() > 2
+            let groups = browser_groups(&marker);
+            processes_where(|p| groups.contains(&p.group)).len() > 2
         }),
         "Chromium started"
     );
@@ -551,12 +551,13 @@ fn kill_9_of_a_rendering_run_leaves_no_chromium_and_no_profile() {
     let groups = browser_groups(&marker);
     twinpage.kill().unwrap(); // SIGKILL: no handler runs
     twinpage.wait().unwrap();
+    let survivors =
+        || processes_where(|p| groups.contains(&p.group) || p.cmdline.contains(&marker));
     assert!(
-        within(std::time::Duration::from_secs(10), || {
-            processes_in(&groups).is_empty() && processes_mentioning(&marker).is_empty()
-        }),
+        within(std::time::Duration::from_secs(10), || survivors()
+            .is_empty()),
         "Chromium outlived a killed twinpage: {:?}",
-        processes_in(&groups)
+        survivors()
     );
     let left = || {
         fs::read_dir(&tmp)
@@ -619,7 +620,8 @@ fn render_ahead_then_score_without_a_browser() {
             .arg(&with_renders),
     );
     assert!(text.contains("5 document(s): 5 rendered now"), "{text}");
-    let left = processes_mentioning(&tmp.display().to_string());
+    let tmp_name = tmp.display().to_string();
+    let left = processes_where(|p| p.cmdline.contains(&tmp_name));
     assert!(left.is_empty(), "Chromium left behind: {left:?}");
     assert!(
         fs::read_dir(&tmp).unwrap().next().is_none(),

@@ -54,11 +54,15 @@ impl RenderCache {
         Ok(self)
     }
 
-    /// Whether the file `name` may be in the cache (always, unless it was listed).
-    fn may_hold(&self, name: &str) -> bool {
-        self.listing
+    /// The bytes of the cache file at `path`; None when missing, which a listed
+    /// cache knows without asking the disk.
+    fn read(&self, path: &Path) -> Option<Vec<u8>> {
+        let name = path.file_name()?.to_str()?;
+        let listed = self
+            .listing
             .as_ref()
-            .is_none_or(|names| names.contains(name))
+            .is_none_or(|names| names.contains(name));
+        listed.then(|| std::fs::read(path).ok()).flatten()
     }
 
     /// The key of a document: blake3 of its content hash (blake3 of its
@@ -81,26 +85,17 @@ impl RenderCache {
     /// The stored render for `key`, without its screenshot (which signals do not
     /// need; see [`RenderCache::screenshot`]); None when missing or unreadable.
     pub fn get(&self, key: &str) -> Option<Rendered> {
-        if !self.may_hold(&format!("{key}.json")) {
-            return None;
-        }
-        let (json, _) = self.paths(key);
-        serde_json::from_slice(&std::fs::read(json).ok()?).ok()
+        serde_json::from_slice(&self.read(&self.paths(key).0)?).ok()
     }
 
     /// The screenshot (PNG) stored with the render for `key`, if it was taken.
     pub fn screenshot(&self, key: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.paths(key).1)
-            .ok()
-            .filter(|png| !png.is_empty())
+        self.read(&self.paths(key).1).filter(|png| !png.is_empty())
     }
 
     /// Why the document of `key` failed to render, if the cache remembers it failing.
     pub fn failure(&self, key: &str) -> Option<String> {
-        if !self.may_hold(&format!("{key}.failed.json")) {
-            return None;
-        }
-        match serde_json::from_slice(&std::fs::read(self.failure_path(key)).ok()?).ok()? {
+        match serde_json::from_slice(&self.read(&self.failure_path(key))?).ok()? {
             StoredRender::Failed { failed } => Some(failed),
             StoredRender::Rendered(_) => None,
         }

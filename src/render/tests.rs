@@ -18,22 +18,15 @@ fn site(files: &[(&str, &[u8])]) -> tempfile::TempDir {
 }
 
 fn renderer(deadline_secs: u64, tabs: usize) -> Renderer {
-    Renderer::start(RenderOptions {
+    start(RenderOptions {
         deadline: Duration::from_secs(deadline_secs),
         tabs,
         ..RenderOptions::default()
     })
-    .expect("Chromium starts (apt-get install -y chromium-headless-shell)")
 }
 
-/// A renderer that takes a screenshot of every page.
-fn screenshooting_renderer() -> Renderer {
-    Renderer::start(RenderOptions {
-        tabs: 1,
-        screenshots: true,
-        ..RenderOptions::default()
-    })
-    .expect("Chromium starts")
+fn start(options: RenderOptions) -> Renderer {
+    Renderer::start(options).expect("Chromium starts (apt-get install -y chromium-headless-shell)")
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
@@ -84,9 +77,12 @@ fn script_inserted_paragraphs_are_in_the_rendered_body() {
         "no screenshot unless asked"
     );
 
-    let shot = screenshooting_renderer()
-        .render(&document)
-        .expect("renders");
+    let screenshots = RenderOptions {
+        tabs: 1,
+        screenshots: true,
+        ..RenderOptions::default()
+    };
+    let shot = start(screenshots).render(&document).expect("renders");
     assert!(shot.screenshot_png.starts_with(b"\x89PNG\r\n\x1a\n"));
     assert_eq!(shot.visible_text, rendered.visible_text);
 }
@@ -240,12 +236,11 @@ fn serving_none_gives_a_page_nothing_but_itself() {
         });
         </script></body></html>"#;
     let dir = site(&[("page.html", page), ("data.json", b"sibling-content")]);
-    let renderer = Renderer::start(RenderOptions {
+    let renderer = start(RenderOptions {
         tabs: 1,
         serve: ServePolicy::DocumentOnly,
         ..RenderOptions::default()
-    })
-    .expect("Chromium starts");
+    });
     let rendered = renderer
         .render(&dir.path().join("page.html"))
         .expect("renders");
@@ -557,15 +552,21 @@ fn a_listed_cache_finds_what_was_there_when_it_was_listed() {
     );
 }
 
-/// The process group of `pid` (its browser's: the headless shell's zygotes and
-/// renderers do not name the profile on their command line, but stay in the group).
-fn group_of(pid: i32) -> Option<i32> {
+/// The process group of `pid` while it lives (not a zombie). The headless shell's
+/// zygotes and renderers do not name the profile on their command line, but stay in
+/// their browser's group.
+fn live_group(pid: i32) -> Option<i32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After the parenthesised name: state, parent, process group.
     let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(2)?.parse().ok()
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?;
+    (state != "Z")
+        .then(|| fields.nth(1)?.parse().ok())
+        .flatten()
 }
 
-/// Live processes (not zombies) in any of `groups`.
+/// Live processes in any of `groups`.
 fn in_groups(groups: &[i32]) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -573,13 +574,7 @@ fn in_groups(groups: &[i32]) -> Vec<i32> {
     entries
         .flatten()
         .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let zombie = stat
-                .rsplit_once(')')
-                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-            !zombie && group_of(pid).is_some_and(|group| groups.contains(&group))
-        })
+        .filter(|&pid| live_group(pid).is_some_and(|group| groups.contains(&group)))
         .collect()
 }
 
@@ -610,7 +605,7 @@ fn a_crashed_browser_is_replaced_and_no_process_outlives_the_renderer() {
     let browser_groups = || -> Vec<i32> {
         processes_mentioning(&marker)
             .into_iter()
-            .filter_map(group_of)
+            .filter_map(live_group)
             .collect()
     };
     let mut groups = browser_groups();
