@@ -7,8 +7,9 @@
 #   scripts/render-training-data.sh web/train.csv web/test.csv er/train.csv er/valid.csv
 #
 # Renders already stored (or in the render cache) are reused, so after a
-# regeneration only new documents are rendered (about 1.4 documents/s on 2 cores);
-# renders no pair file of the folder names any more are removed.
+# regeneration only new documents are rendered; renders no pair file of the folder
+# names any more are removed. All four files from scratch (15,006 documents, none in
+# the cache): 13 min 43 s on 2 cores, the 4,229 web pages at about 10 per second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 twinpage=${TWINPAGE:-./target/release/twinpage}
