@@ -26,6 +26,8 @@ const QUIET: Duration = Duration::from_millis(500);
 const INTERRUPT_AFTER: Duration = Duration::from_secs(3);
 const GIVE_UP_AFTER: Duration = Duration::from_secs(8);
 
+/// Asks the page's own world what `startup_timers.js` kept.
+const ASK_STARTUP_TIMERS: &str = "(window[Symbol.for('twinpage.startupTimers')] || (() => 0))()";
 /// The script that serialises and measures the page (see its comments).
 const MEASURE: &str = include_str!("measure.js");
 
@@ -96,6 +98,8 @@ struct Page<'a> {
     /// The last committed document has fired `load`.
     loaded: bool,
     last_activity: Instant,
+    /// When the last start-up timer the page had set when last asked is due.
+    timers_due: Instant,
 }
 
 impl<'a> Page<'a> {
@@ -109,6 +113,7 @@ impl<'a> Page<'a> {
             documents: Vec::new(),
             loaded: false,
             last_activity: Instant::now(),
+            timers_due: Instant::now(),
         }
     }
 
@@ -193,8 +198,9 @@ impl<'a> Page<'a> {
         Ok(())
     }
 
-    /// Waits until the document of `loader` (or one it navigated to) has loaded and
-    /// no request has been made for `QUIET`; false if the deadline came first. The
+    /// Waits until the document of `loader` (or one it navigated to) has loaded, no
+    /// request has been made for `QUIET` and no start-up timer of the page is still
+    /// to fire (see `startup_timers.js`); false if the deadline came first. The
     /// renderer answers every request the moment it is made, so none is ever in
     /// flight for long. Chromium's own `networkIdle` lifecycle event comes about a
     /// second after the network went quiet (it is checked lazily), which would double
@@ -204,18 +210,34 @@ impl<'a> Page<'a> {
             let now = Instant::now();
             let ours = self.documents.iter().any(|document| document == loader);
             let quiet_since = now.saturating_duration_since(self.last_activity);
-            if ours && self.loaded && quiet_since >= QUIET {
-                return Ok(true);
+            if ours && self.loaded && quiet_since >= QUIET && now >= self.timers_due {
+                match self.startup_timers_pending()? {
+                    Some(wait) => self.timers_due = Instant::now() + wait,
+                    None => return Ok(true),
+                }
             }
             if now >= self.deadline {
                 return Ok(false);
             }
-            let wake = (self.last_activity + QUIET).max(now + Duration::from_millis(10));
+            let wake = (self.last_activity + QUIET)
+                .max(self.timers_due)
+                .max(now + Duration::from_millis(10));
             match self.tab.receive(wake.min(self.deadline))? {
                 Some(Message::Event { method, params }) => self.on_event(&method, &params)?,
                 Some(Message::Answer { .. }) | None => {}
             }
         }
+    }
+
+    /// How long until the page's last kept start-up timer fires; None if none is
+    /// kept (or the page broke the question: then it is not waited for).
+    fn startup_timers_pending(&mut self) -> Result<Option<Duration>> {
+        let evaluation = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": ASK_STARTUP_TIMERS, "silent": true, "returnByValue": true }),
+        )?;
+        let wait = evaluation["result"]["value"].as_f64().unwrap_or(0.0);
+        Ok((wait > 0.0).then(|| Duration::from_secs_f64(wait.min(1e6) / 1000.0)))
     }
 
     /// The viewport as a PNG, encoded for speed (zlib's fastest level): the encoding

@@ -16,6 +16,9 @@ use std::time::{Duration, Instant};
 const RECYCLE_AFTER: usize = 100;
 /// How long setting a tab up may take.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(10);
+/// Runs before each document's own scripts and keeps its start-up timers, so that a
+/// render waits for the content they fetch (see the script's comments).
+const STARTUP_TIMERS: &str = include_str!("startup_timers.js");
 
 pub(super) struct Tab {
     browser: Arc<Browser>,
@@ -66,6 +69,10 @@ impl Tab {
             (
                 "Emulation.setDeviceMetricsOverride",
                 json!({ "width": window.0, "height": window.1, "deviceScaleFactor": 1, "mobile": false }),
+            ),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({ "source": STARTUP_TIMERS }),
             ),
             (
                 "Fetch.enable",

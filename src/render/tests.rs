@@ -201,6 +201,36 @@ fn a_gzipped_page_fetches_its_sibling_file() {
 }
 
 #[test]
+fn content_a_startup_timer_fetches_is_rendered_and_a_timer_loop_does_not_hold_the_render() {
+    // An app shell that asks for its article after a pause (the network is quiet
+    // longer than the render waits for it), and a ticker that re-arms itself forever.
+    let page = br#"<!doctype html><html><body><div id="out">Please wait</div>
+        <p id="ticks">0</p><script>
+        document.addEventListener('DOMContentLoaded', () => setTimeout(() => {
+          fetch('article.json').then(r => r.json()).then(data => {
+            document.getElementById('out').textContent = data.text;
+          });
+        }, 900));
+        (function tick() {
+          const ticks = document.getElementById('ticks');
+          ticks.textContent = Number(ticks.textContent) + 1;
+          setTimeout(tick, 300);
+        })();
+        </script></body></html>"#;
+    let data = br#"{"text": "the article the shell fetched"}"#;
+    let dir = site(&[("page.html", page), ("article.json", data)]);
+    let rendered = renderer(10, 1)
+        .render(&dir.path().join("page.html"))
+        .expect("renders");
+    let seen = &rendered.visible_text;
+    assert!(seen.contains("the article the shell fetched"), "{seen}");
+    assert!(
+        !rendered.cut_off,
+        "the ticker held the render to its deadline"
+    );
+}
+
+#[test]
 fn a_page_cannot_read_the_dotfiles_beside_it() {
     let page = br#"<!doctype html><html><body><div id="out">read:</div><script>
         for (const name of ['.env', '.ssh/id_rsa', 'data.json']) {
