@@ -118,9 +118,21 @@ impl Site {
             }
         };
         let body = if method == "HEAD" { Vec::new() } else { bytes };
-        fulfil(id, 200, content_type, &body)
+        let (command, mut params) = fulfil(id, 200, content_type, &body);
+        if relative == self.name {
+            params["responseHeaders"]
+                .as_array_mut()
+                .expect("fulfil lists headers")
+                .push(json!({ "name": "Content-Security-Policy", "value": OWN_ORIGIN_ONLY }));
+        }
+        (command, params)
     }
 }
+
+/// Sent with the document: the page's renderer refuses every address outside the
+/// render's origin itself, so the tens of requests a real page makes to other hosts
+/// never reach the browser process nor twinpage (they would fail there anyway).
+const OWN_ORIGIN_ONLY: &str = "default-src 'self' 'unsafe-inline' 'unsafe-eval' data: blob:";
 
 fn fulfil(id: Value, status: u16, content_type: &str, body: &[u8]) -> (&'static str, Value) {
     let params = json!({

@@ -323,6 +323,43 @@ fn a_script_that_never_yields_is_interrupted_and_the_page_kept() {
 }
 
 #[test]
+fn a_page_refuses_other_hosts_itself_and_still_loads_its_siblings() {
+    // Requests to other hosts are refused in the page (its policy), so the tens a
+    // real page makes never cost a round trip through the browser and twinpage.
+    let page = br#"<!doctype html><html><body><ul id="out"></ul>
+        <script>
+          const report = text => document.getElementById('out')
+              .insertAdjacentHTML('beforeend', '<li>' + text + '</li>');
+          document.addEventListener('securitypolicyviolation',
+              event => report('refused ' + event.blockedURI));
+          fetch('data.txt').then(r => r.text()).then(text => report('sibling ' + text));
+          const image = new Image();
+          image.src = 'http://images.example.net/a.png';
+          const script = document.createElement('script');
+          script.src = 'https://cdn.example.org/app.js';
+          document.body.appendChild(script);
+        </script></body></html>"#;
+    let dir = site(&[("page.html", page), ("data.txt", b"arrived")]);
+    let rendered = renderer(10, 1)
+        .render(&dir.path().join("page.html"))
+        .expect("renders");
+    let seen = &rendered.visible_text;
+    assert!(seen.contains("sibling arrived"), "{seen}");
+    assert!(
+        seen.contains("refused http://images.example.net/a.png"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("refused https://cdn.example.org/app.js"),
+        "{seen}"
+    );
+    assert!(
+        !seen.contains("refused http://t"),
+        "its own origin was refused: {seen}"
+    );
+}
+
+#[test]
 fn nothing_gets_out_but_the_pages_own_files() {
     // Another loopback port stands for "outside": it must see no connection at all.
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
