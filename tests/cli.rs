@@ -1013,16 +1013,16 @@ fn queue_export_import_and_retrain() {
     }
 }
 
-/// A real page of the training data whose screenshot hangs Chromium past any deadline
-/// (its browser is killed), every time; without a screenshot it renders.
-const HANGING_PAGE: &str = "training-data/web/docs/0974cb5dfa685d7fae65.html.gz";
+/// A page that allocates until its renderer runs out of memory and crashes, every
+/// time: under the small script heap the test's Chromium is given, within a second.
+const MEMORY_HUNGRY_PAGE: &str = "<!doctype html><html><body><p>before</p><script>\
+    const kept = []; for (;;) kept.push(new Array(1000).fill(kept.length));</script></body></html>";
 
 #[test]
 fn a_failed_render_is_remembered_and_a_warm_run_starts_no_browser() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    fs::copy(root.join(HANGING_PAGE), d.join("hung.html.gz")).unwrap();
+    fs::write(d.join("hungry.html"), MEMORY_HUNGRY_PAGE).unwrap();
     fs::write(
         d.join("plain.html"),
         page("Plain", "", "<p>A plain page.</p>"),
@@ -1031,16 +1031,18 @@ fn a_failed_render_is_remembered_and_a_warm_run_starts_no_browser() {
     let pairs = d.join("pairs.csv");
     fs::write(
         &pairs,
-        "url_a,url_b,html_a,html_b\nhttps://a.example/1,https://b.example/2,hung.html.gz,plain.html\n",
+        "url_a,url_b,html_a,html_b\nhttps://a.example/1,https://b.example/2,hungry.html,plain.html\n",
     )
     .unwrap();
-    // Chromium behind a script that notes every start but `--version` (which keys the cache).
+    // Chromium behind a script that notes every start but `--version` (which keys the
+    // cache), with a small script heap so that the hungry page crashes soon.
     let log = d.join("launches.log");
     let chromium = d.join("chromium");
     fs::write(
         &chromium,
         format!(
-            "#!/bin/sh\n[ \"$1\" = --version ] || echo launch >> '{}'\nexec /usr/bin/chromium \"$@\"\n",
+            "#!/bin/sh\n[ \"$1\" = --version ] || echo launch >> '{}'\n\
+             exec /usr/bin/chromium --js-flags=--max-old-space-size=32 \"$@\"\n",
             log.display()
         ),
     )
@@ -1073,7 +1075,7 @@ fn a_failed_render_is_remembered_and_a_warm_run_starts_no_browser() {
 
     let cold = render(&[]);
     assert!(cold.contains("1 rendered now, 0 already in the cache, 0 stored before (pair file or --store), 1 failed (0 remembered"), "{cold}");
-    // The hung page's tab was closed and the page tried again alone: a browser started.
+    // The crashed page was tried again alone, and crashed again: a browser started.
     let started = launches();
     assert!(started >= 1, "{started} launches");
 

@@ -19,6 +19,8 @@ const SETUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// Runs before each document's own scripts and keeps its start-up timers, so that a
 /// render waits for the content they fetch (see the script's comments).
 const STARTUP_TIMERS: &str = include_str!("startup_timers.js");
+/// Keeps a page that sends itself elsewhere while it loads on the page (see the script).
+const STAY_ON_PAGE: &str = include_str!("stay_on_page.js");
 
 pub(super) struct Tab {
     browser: Arc<Browser>,
@@ -73,6 +75,10 @@ impl Tab {
             (
                 "Page.addScriptToEvaluateOnNewDocument",
                 json!({ "source": STARTUP_TIMERS }),
+            ),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({ "source": STAY_ON_PAGE }),
             ),
             (
                 "Fetch.enable",

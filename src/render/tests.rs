@@ -307,6 +307,35 @@ fn a_page_that_never_finishes_loading_is_cut_off_and_the_next_render_works() {
 }
 
 #[test]
+fn a_page_that_sends_itself_elsewhere_while_loading_renders_its_own_content() {
+    // Common on real pages: a head script "upgrading" a page it thinks was served over
+    // http, or sending it to its canonical host. Such a navigation cannot leave the
+    // tab; the page must still parse, load and be measured, not hang to the deadline.
+    let upgrade = br#"<!doctype html><html><head><script>
+        if (document.location.protocol != "https:") {
+          document.location = document.URL.replace(/^http:/i, "https:");
+        }</script></head><body><p>the article under an upgrade script</p></body></html>"#;
+    let canonical = br#"<!doctype html><html><head><script>
+        location.href = "https://www.example.com/the-canonical-address";
+        </script></head><body><p>the article under a canonical-host script</p></body></html>"#;
+    let dir = site(&[("upgrade.html", upgrade), ("canonical.html", canonical)]);
+    let renderer = renderer(5, 1);
+    for (name, text) in [
+        ("upgrade.html", "the article under an upgrade script"),
+        (
+            "canonical.html",
+            "the article under a canonical-host script",
+        ),
+    ] {
+        let started = Instant::now();
+        let rendered = renderer.render(&dir.path().join(name)).expect("renders");
+        assert!(rendered.visible_text.contains(text), "{name}: {rendered:?}");
+        assert!(!rendered.cut_off, "{name} waited for its deadline");
+        assert!(started.elapsed() < Duration::from_secs(4), "{name}");
+    }
+}
+
+#[test]
 fn a_script_that_never_yields_is_interrupted_and_the_page_kept() {
     let page = b"<!doctype html><html><body><p>written before the loop</p>\
         <script>setTimeout(() => { for (;;) {} }, 100);</script></body></html>";
@@ -345,8 +374,9 @@ fn a_page_refuses_other_hosts_itself_and_still_loads_its_siblings() {
         .expect("renders");
     let seen = &rendered.visible_text;
     assert!(seen.contains("sibling arrived"), "{seen}");
+    // The page is https: its http image is upgraded (mixed content), then refused.
     assert!(
-        seen.contains("refused http://images.example.net/a.png"),
+        seen.contains("refused https://images.example.net/a.png"),
         "{seen}"
     );
     assert!(
@@ -354,7 +384,7 @@ fn a_page_refuses_other_hosts_itself_and_still_loads_its_siblings() {
         "{seen}"
     );
     assert!(
-        !seen.contains("refused http://t"),
+        !seen.contains("refused https://t"),
         "its own origin was refused: {seen}"
     );
 }
