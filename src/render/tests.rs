@@ -309,8 +309,9 @@ fn a_page_that_never_finishes_loading_is_cut_off_and_the_next_render_works() {
 #[test]
 fn a_page_that_sends_itself_elsewhere_while_loading_renders_its_own_content() {
     // Common on real pages: a head script "upgrading" a page it thinks was served over
-    // http, or sending it to its canonical host. Such a navigation cannot leave the
-    // tab; the page must still parse, load and be measured, not hang to the deadline.
+    // http, or sending it to its canonical host; rarer, a form sent while loading. Such
+    // a navigation cannot leave the tab; the page must still parse, load and be
+    // measured, not hang to the deadline.
     let upgrade = br#"<!doctype html><html><head><script>
         if (document.location.protocol != "https:") {
           document.location = document.URL.replace(/^http:/i, "https:");
@@ -318,15 +319,40 @@ fn a_page_that_sends_itself_elsewhere_while_loading_renders_its_own_content() {
     let canonical = br#"<!doctype html><html><head><script>
         location.href = "https://www.example.com/the-canonical-address";
         </script></head><body><p>the article under a canonical-host script</p></body></html>"#;
-    let dir = site(&[("upgrade.html", upgrade), ("canonical.html", canonical)]);
-    let renderer = renderer(5, 1);
-    for (name, text) in [
-        ("upgrade.html", "the article under an upgrade script"),
+    let submitted = br#"<!doctype html><html><body>
+        <form id="f" action="https://tracker.example/hit" method="post"></form>
+        <script>document.getElementById("f").submit();</script>
+        <p>the article under a form sent by script</p></body></html>"#;
+    let clicked = br#"<!doctype html><html><body>
+        <form action="https://tracker.example/hit"><button id="b">go</button></form>
+        <script>document.getElementById("b").click();</script>
+        <p>the article under a form sent by a click</p></body></html>"#;
+    let pages: [(&str, &[u8], &str); 4] = [
+        (
+            "upgrade.html",
+            upgrade,
+            "the article under an upgrade script",
+        ),
         (
             "canonical.html",
+            canonical,
             "the article under a canonical-host script",
         ),
-    ] {
+        (
+            "submitted.html",
+            submitted,
+            "the article under a form sent by script",
+        ),
+        (
+            "clicked.html",
+            clicked,
+            "the article under a form sent by a click",
+        ),
+    ];
+    let files: Vec<(&str, &[u8])> = pages.iter().map(|(name, page, _)| (*name, *page)).collect();
+    let dir = site(&files);
+    let renderer = renderer(5, 1);
+    for (name, _, text) in pages {
         let started = Instant::now();
         let rendered = renderer.render(&dir.path().join(name)).expect("renders");
         assert!(rendered.visible_text.contains(text), "{name}: {rendered:?}");
