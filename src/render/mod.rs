@@ -63,7 +63,7 @@ use std::time::Duration;
 
 /// Names what a render produces; part of the cache key, so bump it whenever the
 /// renderer's output changes (flags, settle rule, measurements, serialisation).
-pub const RENDERER_VERSION: &str = "twinpage-render-5";
+pub const RENDERER_VERSION: &str = "twinpage-render-6";
 
 /// Where Chromium is looked for, best first. The headless shell (Debian's
 /// `chromium-headless-shell`) is the browser without its desktop parts: on 120 pages

@@ -514,6 +514,38 @@ fn hidden_keyword_stuffing_shows_as_hidden_text() {
 }
 
 #[test]
+fn a_page_hidden_whole_until_another_hosts_script_runs_is_measured_as_a_reader_sees_it() {
+    // Anti-flicker snippets: the script that would show the page comes from another
+    // host (refused), or a timer shows it after seconds a render does not wait.
+    let hidden_root = br#"<!doctype html><html><head>
+        <style>html{visibility:hidden;opacity:0;transition:opacity 1s}</style>
+        <script src="https://cdn.example.org/show-the-page.js"></script></head>
+        <body><p>an article behind a stylesheet that hides the page</p></body></html>"#;
+    let async_hide = br#"<!doctype html><html class="async-hide"><head>
+        <style>.async-hide{opacity:0 !important}</style>
+        <script>setTimeout(() => document.documentElement.className = '', 4000);</script>
+        </head><body><p>an article behind a class that hides the page</p></body></html>"#;
+    let dir = site(&[("root.html", hidden_root), ("class.html", async_hide)]);
+    let documents = [dir.path().join("root.html"), dir.path().join("class.html")];
+    let results = renderer(10, 2).render_all(&documents, &|| {});
+    for (result, text) in results.iter().zip([
+        "an article behind a stylesheet that hides the page",
+        "an article behind a class that hides the page",
+    ]) {
+        let rendered = result.as_ref().expect("renders");
+        assert!(rendered.visible_text.contains(text), "{rendered:?}");
+        assert!(rendered.hidden_text_share < 0.05, "{rendered:?}");
+        assert!(rendered.text_area > 0.0, "{rendered:?}");
+        // The synthetic body is the page's DOM, not what measuring did to it.
+        assert!(!rendered.synthetic_body.contains("style="), "{rendered:?}");
+    }
+    let class = results[1].as_ref().expect("renders");
+    assert!(class
+        .synthetic_body
+        .contains(r#"<html class="async-hide">"#));
+}
+
+#[test]
 fn text_hidden_by_layout_or_colour_is_not_visible_text() {
     let hiders = [
         "position:absolute;left:-9999px;top:-9999px;width:800px",
