@@ -14,34 +14,25 @@
 
   const nonSpaceLength = (text) => text.replace(/\s+/g, '').length;
 
+  // The synthetic body is the DOM as the page left it, before measuring touches it.
+  const synthetic = root ? doctypeOf(document.doctype) + root.outerHTML : '';
+
   // An anti-flicker snippet hides the whole page (`html{visibility:hidden;opacity:0}`,
   // Google Optimize's `async-hide`) until a script from another host has run, or a
   // timer of several seconds has fired; a reader sees the page a moment later, a
-  // render never. A root or body hidden whole is shown while measuring (inline and
-  // important, so no class rule outweighs it), and not in the synthetic body.
-  // Keyword stuffing hides a part of a page, never all of it.
+  // render never. A root or body hidden whole is shown for measuring (inline and
+  // important, so no class rule outweighs it). Keyword stuffing hides a part of a
+  // page, never all of it.
   const wholeHidden = (e) => {
     if (!e) return false;
     const style = getComputedStyle(e);
     return style.visibility === 'hidden' || parseFloat(style.opacity) === 0;
   };
-  const shown = [root, body].filter(wholeHidden).map((e) => [e, e.getAttribute('style')]);
-  const showWhole = () => {
-    for (const [e] of shown) {
-      e.style.setProperty('visibility', 'visible', 'important');
-      e.style.setProperty('opacity', '1', 'important');
-      e.style.setProperty('transition', 'none', 'important');
-    }
-  };
-  const restoreWhole = () => {
-    for (const [e, style] of shown) {
-      // Set before removed: a style changed through the CSSOM is written back to the
-      // attribute lazily, which would bring an empty one back into the serialisation.
-      e.setAttribute('style', style === null ? '' : style);
-      if (style === null) e.removeAttribute('style');
-    }
-  };
-  showWhole();
+  for (const e of [root, body].filter(wholeHidden)) {
+    e.style.setProperty('visibility', 'visible', 'important');
+    e.style.setProperty('opacity', '1', 'important');
+    e.style.setProperty('transition', 'none', 'important');
+  }
 
   // The page area in CSS pixels: the full scroll size, never less than the viewport.
   const width = Math.max(root ? root.scrollWidth : 0, body ? body.scrollWidth : 0, innerWidth, 1);
@@ -184,11 +175,8 @@
     }
   }
 
-  // The synthetic body is the DOM as it stands; only then is unseen text blanked,
-  // so that innerText (which honours display and visibility only) is what a reader sees.
-  restoreWhole();
-  const synthetic = root ? doctypeOf(document.doctype) + root.outerHTML : '';
-  showWhole();
+  // Unseen text is blanked so that innerText (which honours display and visibility
+  // only) is what a reader sees.
   for (const node of unseen) node.data = '';
   const visibleText = body ? body.innerText : '';
   const visibleLength = nonSpaceLength(visibleText);
