@@ -124,12 +124,18 @@ pub const BOTH_RECORDS: (&str, &str) = (
     "1 when both pages are records (fields such as brand, model, price, authors), 0.5 when one is, 0 when none",
 );
 
-/// The record of a side: its fetched body's, else its rendered body's.
+/// The record of a side: its rendered body's when rendering added words (a
+/// script-built page: its fetched shell is short enough to pass for a record of its
+/// title, though a reader sees an article), else its fetched body's, else its
+/// rendered body's.
 pub fn of<'a>(fetched: &'a Document, rendered: Option<&'a Document>) -> Option<&'a Record> {
-    fetched
-        .record
-        .as_ref()
-        .or_else(|| rendered.and_then(|r| r.record.as_ref()))
+    match rendered {
+        Some(r) if r.visible_words.len() > fetched.visible_words.len() => r.record.as_ref(),
+        _ => fetched
+            .record
+            .as_ref()
+            .or_else(|| rendered.and_then(|r| r.record.as_ref())),
+    }
 }
 
 /// The record signals of a pair, `both_records` first, in [`names`] order.
@@ -563,5 +569,26 @@ mod tests {
         assert!((authors_contained(&broken, &whole) - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(year_equal(&a, &b), 1.0);
         assert_eq!(text_char_cosine(&a, &b), MISSING);
+    }
+
+    #[test]
+    fn a_script_built_page_is_read_as_what_it_renders_into() {
+        let idf = IdfTable::shipped();
+        let page = |html: &str| {
+            let body = crate::document::decode::decode_bytes(html.as_bytes(), html.len(), false);
+            Document::from_body(&body, idf)
+        };
+        // A shell: a title and "loading" is short enough to pass for a record of its title.
+        let shell = page("<title>Rust 1.80 released</title><div id=app>Loading</div>");
+        let story = "The Rust team has released version 1.80 of the language. ".repeat(60);
+        let article = page(&format!("<title>Rust 1.80 released</title><p>{story}</p>"));
+        let product =
+            page("<title>Sony DSC-W55</title><table><tr><th>Brand</th><td>Sony</td></tr></table>");
+        assert!(shell.record.is_some() && article.record.is_none());
+        // Rendered into an article, the shell is no record; a page rendering adds
+        // nothing to keeps its fetched record.
+        assert_eq!(of(&shell, Some(&article)), None);
+        assert_eq!(of(&shell, None), shell.record.as_ref());
+        assert_eq!(of(&product, Some(&shell)), product.record.as_ref());
     }
 }
