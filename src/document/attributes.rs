@@ -56,6 +56,9 @@ pub struct Document {
     /// Word shingles of the core content and of the visible text.
     pub core_shingles: Vec<u64>,
     pub visible_shingles: Vec<u64>,
+    /// Word shingles of the text the DOM holds outside hidden elements, when a
+    /// browser's view replaced it as the visible text (see [`Document::written_shingles`]).
+    pub dom_shingles: Option<Vec<u64>>,
     /// Top tf-idf terms of the core content, sorted by word id.
     pub top_terms: Vec<(u32, f32)>,
     /// Charikar fingerprints of the core content and of the visible text.
@@ -137,6 +140,15 @@ impl Document {
         doc
     }
 
+    /// Shingles of everything the page writes for a reader: its visible text, and on a
+    /// rendered body also what the browser kept out of view (an inactive tab, a collapsed
+    /// section), which a click shows and which a copy of the page may well carry.
+    pub fn written_shingles(&self) -> &[u64] {
+        self.dom_shingles
+            .as_deref()
+            .unwrap_or(&self.visible_shingles)
+    }
+
     fn from_parts(body: &DecodedBody, idf: &IdfTable, seen: Option<&str>) -> Document {
         let dom = Dom::from(body.text.as_str());
         let title = text::normalise_space(&dom.select_matcher(css!("title")).text());
@@ -158,6 +170,7 @@ impl Document {
                 .iter()
                 .any(|root| root.text().trim().is_empty());
         let hidden_chars = remove_hidden(&dom);
+        let dom_shingles = seen.map(|_| text::shingles(&text::word_ids(&visible_text(&dom))));
         let visible_text = seen.map_or_else(|| visible_text(&dom), str::to_string);
         let record = Record::read(json_ld, &dom, &title, &visible_text);
         let core_text = core_text(dom, &visible_text);
@@ -182,6 +195,7 @@ impl Document {
             visible_vocabulary: text::vocabulary(&visible_words),
             core_shingles: text::shingles(&core_words),
             visible_shingles: text::shingles(&visible_words),
+            dom_shingles,
             top_terms: idf.top_terms(&core_words, TOP_TERMS),
             core_simhash: text::simhash(&core_words),
             visible_simhash: text::simhash(&visible_words),

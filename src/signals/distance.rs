@@ -62,7 +62,7 @@ pub const SIGNALS: &[Signal] = &[
     },
     Signal {
         name: "core_in_other_text_max",
-        meaning: "the larger, over the two sides, share of a side's core shingles found anywhere in the other side's visible text: one article inside another page, even where the extractor took the wrong block for its core; -1 when both cores are empty",
+        meaning: "the larger, over the two sides, share of a side's core shingles found anywhere in the other side's text (visible, or kept out of view by the page: an inactive tab): one article inside another page, even where the extractor took the wrong block for its core; -1 when both cores are empty",
         compute: core_in_other_text,
     },
     Signal {
@@ -124,8 +124,8 @@ fn char_levenshtein_of_heads(p: &BodyPair) -> f64 {
 }
 
 fn core_in_other_text(p: &BodyPair) -> f64 {
-    let a_in_b = containment(&p.a.core_shingles, &p.b.visible_shingles);
-    let b_in_a = containment(&p.b.core_shingles, &p.a.visible_shingles);
+    let a_in_b = containment(&p.a.core_shingles, p.b.written_shingles());
+    let b_in_a = containment(&p.b.core_shingles, p.a.written_shingles());
     [a_in_b, b_in_a]
         .into_iter()
         .flatten()
@@ -179,6 +179,40 @@ mod tests {
             core_words: ids.to_vec(),
             ..Document::default()
         }
+    }
+
+    #[test]
+    fn a_copy_of_a_section_the_browser_kept_out_of_view_is_still_found_in_the_page() {
+        use crate::document::attributes::RenderedAttributes;
+        use crate::document::decode::decode_bytes;
+        use crate::document::IdfTable;
+        let idf = IdfTable::shipped();
+        let shown = "Advertise to millions of students in their own city every single day. \
+            Campaigns start from a small budget and reach readers where they live, study and \
+            meet: local channels carry posts about housing, exams, sport, music, food and \
+            nightlife, and our team plans formats with you, from sponsored posts to polls, \
+            takeovers and events on campus across forty university towns this autumn. ";
+        let tab = "Brand safety comes first: every post is checked by moderators before ads run next to it. ";
+        let original = format!(
+            "<style>.tab{{display:none}}</style><main><p>{}</p><p class=tab>{}</p></main>",
+            shown.repeat(2),
+            tab.repeat(8)
+        );
+        let body = decode_bytes(original.as_bytes(), original.len(), false);
+        // The browser shows only the active tab.
+        let seen = shown.repeat(2);
+        let rendered = Document::from_rendered(&body, &seen, RenderedAttributes::default(), idf);
+        let copy_html = format!("<article><p>{}</p></article>", tab.repeat(8));
+        let copy = Document::from_body(
+            &decode_bytes(copy_html.as_bytes(), copy_html.len(), false),
+            idf,
+        );
+        assert_eq!(run(&rendered, &copy, "core_in_other_text_max"), 1.0);
+        let view_only = Document {
+            dom_shingles: None,
+            ..rendered.clone()
+        };
+        assert!(run(&view_only, &copy, "core_in_other_text_max") < 0.5);
     }
 
     #[test]
