@@ -173,13 +173,22 @@ impl Document {
         let dom_shingles = seen.map(|_| text::shingles(&text::word_ids(&visible_text(&dom))));
         let visible_text = seen.map_or_else(|| visible_text(&dom), str::to_string);
         let record = Record::read(json_ld, &dom, &title, &visible_text);
-        let core_text = core_text(dom, &visible_text);
-        let visible_chars = visible_text.chars().count();
-
         // Each text is split into words once; ids, numbers and spam share the split.
         let visible_tokens: Vec<String> = text::words(&visible_text).collect();
-        let core_tokens: Vec<String> = text::words(&core_text).collect();
         let visible_words = text::ids_of(&visible_tokens);
+        let visible_shingles = text::shingles(&visible_words);
+        // Only a DOM that writes something the browser did not show has text to remove.
+        let unseen_text = dom_shingles.as_ref().is_some_and(|written| {
+            written
+                .iter()
+                .any(|h| visible_shingles.binary_search(h).is_err())
+        });
+        if unseen_text {
+            remove_unseen(&dom, &visible_words, &visible_shingles);
+        }
+        let core_text = core_text(dom, &visible_text);
+        let visible_chars = visible_text.chars().count();
+        let core_tokens: Vec<String> = text::words(&core_text).collect();
         let script_built = scripted && (app_shell || visible_words.len() < SCRIPT_BUILT_WORDS);
         let core_words = text::ids_of(&core_tokens);
         let spam = SpamIndicators {
@@ -194,7 +203,7 @@ impl Document {
             binary: body.binary,
             visible_vocabulary: text::vocabulary(&visible_words),
             core_shingles: text::shingles(&core_words),
-            visible_shingles: text::shingles(&visible_words),
+            visible_shingles,
             dom_shingles,
             top_terms: idf.top_terms(&core_words, TOP_TERMS),
             core_simhash: text::simhash(&core_words),
@@ -313,6 +322,36 @@ fn core_text(dom: Dom, visible: &str) -> String {
     }
 }
 
+/// Removes from a rendered body's DOM the text the browser did not show, so that the
+/// extractor picks the core among what a reader sees. The DOM still holds what a
+/// stylesheet hides (keyword stuffing in a block of zero height, an inactive tab), and
+/// such text can draw the extractor away from the article or into its core. A text node
+/// counts as shown when most of its word shingles are among the visible text's: its
+/// 4-word shingles (`shingles`, as [`text::shingles`] makes them), or word pairs for a
+/// node of two or three words (stuffing is often short lines of keywords). One word
+/// alone cannot be told apart, and is kept.
+fn remove_unseen(dom: &Dom, words: &[u32], shingles: &[u64]) {
+    let pairs = text::word_shingles(words, 2);
+    let unseen: Vec<_> = dom
+        .root()
+        .descendants_it()
+        .filter(|node| node.is_text())
+        .filter(|node| {
+            let ids = text::word_ids(&node.text());
+            let (own, seen): (Vec<u64>, &[u64]) = match ids.len() {
+                0 | 1 => return false,
+                n if n < text::SHINGLE_WORDS => (text::word_shingles(&ids, 2), &pairs),
+                _ => (text::shingles(&ids), shingles),
+            };
+            let shown = own.iter().filter(|h| seen.binary_search(h).is_ok()).count();
+            2 * shown < own.len()
+        })
+        .collect();
+    for node in unseen {
+        node.remove_from_parent();
+    }
+}
+
 /// True when the DOM is small and shallow enough for the extractor.
 fn fits_extractor(dom: &Dom) -> bool {
     let mut stack = vec![(dom.root(), 0usize)];
@@ -407,6 +446,28 @@ mod tests {
         // "stuffed stuffed" = 14 visible chars hidden; visible text is longer.
         assert!(d.spam.hidden_text_share > 0.0 && d.spam.hidden_text_share < 0.5);
         assert!(!d.core_text.is_empty());
+    }
+
+    #[test]
+    fn a_rendered_core_is_what_the_browser_shows() {
+        let article = "Silvio Berlusconi's trial in Milan can go on, the constitutional court \
+            in Rome ruled on Tuesday, rejecting the chamber's request. "
+            .repeat(6);
+        // Stuffing hidden by a stylesheet: short lines of keywords in a block of no height.
+        let stuffing = "<br>trial court trial<br>rome milan chamber<br>court court rome".repeat(40);
+        let html = format!(
+            "<style>.k{{height:0;overflow:hidden}}</style><body><article><p>{article}</p>\
+             </article><div class=k>{stuffing}</div></body>"
+        );
+        let body = decode_bytes(html.as_bytes(), html.len(), false);
+        let idf = IdfTable::shipped();
+        let rendered = Document::from_rendered(&body, &article, RenderedAttributes::default(), idf);
+        assert!(!rendered.core_text.contains("court court"));
+        assert!(rendered.core_text.contains("constitutional court"));
+        // The fetched body cannot know what the stylesheet hides.
+        assert!(doc(&html).visible_text.contains("court court rome"));
+        // What the page keeps out of view still counts as written.
+        assert!(rendered.written_shingles().len() > rendered.visible_shingles.len());
     }
 
     #[test]
