@@ -585,8 +585,8 @@ mod tests {
         let product =
             page("<title>Sony DSC-W55</title><table><tr><th>Brand</th><td>Sony</td></tr></table>");
         assert!(shell.record.is_some() && article.record.is_none());
-        // Rendered into an article, the shell is no record; a page rendering adds
-        // nothing to keeps its fetched record.
+        // Rendered into an article, the shell is no record; a page to which rendering
+        // adds nothing keeps its fetched record.
         assert_eq!(of(&shell, Some(&article)), None);
         assert_eq!(of(&shell, None), shell.record.as_ref());
         assert_eq!(of(&product, Some(&shell)), product.record.as_ref());
