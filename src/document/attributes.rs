@@ -92,6 +92,8 @@ pub struct Document {
     /// app root or a `<noscript>` notice. Its fetched body says little of what a
     /// reader sees, so the cascade renders it whatever the fetched-only model says.
     pub script_built: bool,
+    /// The body has scripts at all.
+    pub scripted: bool,
 }
 
 /// Attributes of a rendered body that the DOM alone does not give: they need
@@ -221,6 +223,7 @@ impl Document {
             rendered: None,
             record,
             script_built,
+            scripted,
             title,
             visible_words,
             core_words,

@@ -3,14 +3,15 @@
 //! Rendering costs a browser and seconds per page; most pairs are settled by their
 //! fetched bodies alone. The fetched-only model scores every pair first; a pair it
 //! decides at its precision target, with no side that looks built by script
-//! ([`crate::document::Document::script_built`]), keeps that decision. The documents
+//! ([`crate::document::Document::script_built`]) and not two bodies that show the
+//! same text from different scripts, keeps that decision. The documents
 //! of the other pairs are rendered, and the fetched-and-rendered model decides those.
 
 use anyhow::{ensure, Result};
 
 use super::batch::Batch;
 use super::score::{outcome, score, Outcome, DECIDED_MODEL};
-use crate::document::{IdfTable, Pair};
+use crate::document::{Document, IdfTable, Pair};
 use crate::model::{Decision, Model};
 use crate::render::RenderSettings;
 use crate::signals::Layout;
@@ -101,6 +102,45 @@ fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
     let scripted = batch
         .documents
         .pair(pair)
-        .is_ok_and(|(a, b)| a.script_built || b.script_built);
+        .is_ok_and(|(a, b)| a.script_built || b.script_built || differ_only_in_script(a, b));
     outcome.decision == Decision::Review || scripted
+}
+
+/// Two bodies that show the same text but are not the same bytes, with scripts: what
+/// tells them apart is data only a script turns into text (an article in a JSON
+/// island or a base64 attribute, filled into one template). A page shell reused for
+/// every article looks like this, and so its pairs are rendered whatever the
+/// fetched-only model says of two identical texts.
+fn differ_only_in_script(a: &Document, b: &Document) -> bool {
+    a.text_hash == b.text_hash && a.body_hash != b.body_hash && (a.scripted || b.scripted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::differ_only_in_script;
+    use crate::document::decode::decode_bytes;
+    use crate::document::{Document, IdfTable};
+
+    fn doc(html: &str) -> Document {
+        let body = decode_bytes(html.as_bytes(), html.len(), false);
+        Document::from_body(&body, IdfTable::shipped())
+    }
+
+    #[test]
+    fn one_template_filled_with_two_articles_by_script_is_rendered() {
+        let shell = |data: &str| {
+            doc(&format!(
+                "<body><nav>Home News Sport</nav><main id=content>Loading the article, please \
+                 wait.</main><script>var __S=\"{data}\";render(atob(__S))</script></body>"
+            ))
+        };
+        assert!(differ_only_in_script(&shell("QUJD"), &shell("WFla")));
+        // The same bytes twice, or the same text without scripts, is not.
+        assert!(!differ_only_in_script(&shell("QUJD"), &shell("QUJD")));
+        let plain = |tag: &str| doc(&format!("<body data-t={tag}><p>Same words.</p></body>"));
+        assert!(!differ_only_in_script(&plain("1"), &plain("2")));
+        // Two texts that differ are the fetched-only model's to judge.
+        let other = doc("<body><p>Other words</p><script>track()</script></body>");
+        assert!(!differ_only_in_script(&shell("QUJD"), &other));
+    }
 }
