@@ -403,13 +403,21 @@ fn language(core: &str) -> Option<&'static str> {
 }
 
 #[cfg(test)]
+impl Document {
+    /// The document of a fetched body written in a test.
+    pub fn from_html(html: &str) -> Document {
+        let body = super::decode::decode_bytes(html.as_bytes(), html.len(), false);
+        Document::from_body(&body, IdfTable::shipped())
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::document::decode::decode_bytes;
 
     fn doc(html: &str) -> Document {
-        let body = decode_bytes(html.as_bytes(), html.len(), false);
-        Document::from_body(&body, IdfTable::shipped())
+        Document::from_html(html)
     }
 
     #[test]

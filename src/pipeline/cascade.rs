@@ -118,12 +118,10 @@ fn differ_only_in_script(a: &Document, b: &Document) -> bool {
 #[cfg(test)]
 mod tests {
     use super::differ_only_in_script;
-    use crate::document::decode::decode_bytes;
-    use crate::document::{Document, IdfTable};
+    use crate::document::Document;
 
     fn doc(html: &str) -> Document {
-        let body = decode_bytes(html.as_bytes(), html.len(), false);
-        Document::from_body(&body, IdfTable::shipped())
+        Document::from_html(html)
     }
 
     #[test]

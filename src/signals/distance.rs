@@ -202,11 +202,7 @@ mod tests {
         // The browser shows only the active tab.
         let seen = shown.repeat(2);
         let rendered = Document::from_rendered(&body, &seen, RenderedAttributes::default(), idf);
-        let copy_html = format!("<article><p>{}</p></article>", tab.repeat(8));
-        let copy = Document::from_body(
-            &decode_bytes(copy_html.as_bytes(), copy_html.len(), false),
-            idf,
-        );
+        let copy = Document::from_html(&format!("<article><p>{}</p></article>", tab.repeat(8)));
         assert_eq!(run(&rendered, &copy, "core_in_other_text_max"), 1.0);
         let view_only = Document {
             dom_shingles: None,

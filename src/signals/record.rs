@@ -573,11 +573,7 @@ mod tests {
 
     #[test]
     fn a_script_built_page_is_read_as_what_it_renders_into() {
-        let idf = IdfTable::shipped();
-        let page = |html: &str| {
-            let body = crate::document::decode::decode_bytes(html.as_bytes(), html.len(), false);
-            Document::from_body(&body, idf)
-        };
+        let page = Document::from_html;
         // A shell: a title and "loading" is short enough to pass for a record of its title.
         let shell = page("<title>Rust 1.80 released</title><div id=app>Loading</div>");
         let story = "The Rust team has released version 1.80 of the language. ".repeat(60);
