@@ -409,6 +409,18 @@ impl Document {
         let body = super::decode::decode_bytes(html.as_bytes(), html.len(), false);
         Document::from_body(&body, IdfTable::shipped())
     }
+
+    /// The document of a rendered body written in a test: its DOM, and the text the
+    /// browser showed of it.
+    pub fn rendered_from_html(html: &str, seen: &str) -> Document {
+        let body = super::decode::decode_bytes(html.as_bytes(), html.len(), false);
+        Document::from_rendered(
+            &body,
+            seen,
+            RenderedAttributes::default(),
+            IdfTable::shipped(),
+        )
+    }
 }
 
 #[cfg(test)]
@@ -416,32 +428,31 @@ mod tests {
     use super::*;
     use crate::document::decode::decode_bytes;
 
-    fn doc(html: &str) -> Document {
-        Document::from_html(html)
-    }
-
     #[test]
     fn pages_built_by_script_are_told_apart() {
         let words = "word ".repeat(80);
-        let shell =
-            doc("<html><body><div id=root></div><script src=app.js></script></body></html>");
+        let shell = Document::from_html(
+            "<html><body><div id=root></div><script src=app.js></script></body></html>",
+        );
         assert!(shell.script_built);
-        let asks = doc(&format!(
+        let asks = Document::from_html(&format!(
             "<html><body><noscript>You need to enable JavaScript.</noscript><p>{words}</p>\
              <script>init()</script></body></html>"
         ));
         assert!(asks.script_built);
-        let article = doc(&format!(
+        let article = Document::from_html(&format!(
             "<html><body><p>{words}</p><noscript><img src=pixel.gif></noscript>\
              <script>track()</script></body></html>"
         ));
         assert!(!article.script_built);
-        assert!(!doc("<html><body><p>Short, no script.</p></body></html>").script_built);
+        assert!(
+            !Document::from_html("<html><body><p>Short, no script.</p></body></html>").script_built
+        );
     }
 
     #[test]
     fn attributes_of_a_small_page() {
-        let d = doc(
+        let d = Document::from_html(
             "<html><head><title> The  Title </title><script>var x = 'no';</script></head>\
              <body><nav><a href='/home'>Home</a> <a href='https://other.example.org/x'>Out</a></nav>\
              <p>Hello world, this is the text.</p><img src='a.png'><img src='b.png'>\
@@ -470,28 +481,30 @@ mod tests {
             "<style>.k{{height:0;overflow:hidden}}</style><body><article><p>{article}</p>\
              </article><div class=k>{stuffing}</div></body>"
         );
-        let body = decode_bytes(html.as_bytes(), html.len(), false);
-        let idf = IdfTable::shipped();
-        let rendered = Document::from_rendered(&body, &article, RenderedAttributes::default(), idf);
+        let rendered = Document::rendered_from_html(&html, &article);
         assert!(!rendered.core_text.contains("court court"));
         assert!(rendered.core_text.contains("constitutional court"));
         // The fetched body cannot know what the stylesheet hides.
-        assert!(doc(&html).visible_text.contains("court court rome"));
+        assert!(Document::from_html(&html)
+            .visible_text
+            .contains("court court rome"));
         // What the page keeps out of view still counts as written.
         assert!(rendered.written_shingles().len() > rendered.visible_shingles.len());
     }
 
     #[test]
     fn keyword_stuffing_raises_top_word_share() {
-        let clean = doc("<p>A short honest page about garden tools and their care.</p>");
-        let stuffed = doc("<p>cheap cheap cheap cheap cheap cheap tools cheap cheap</p>");
+        let clean =
+            Document::from_html("<p>A short honest page about garden tools and their care.</p>");
+        let stuffed =
+            Document::from_html("<p>cheap cheap cheap cheap cheap cheap tools cheap cheap</p>");
         assert!(stuffed.spam.top_word_share > 0.7);
         assert!(clean.spam.top_word_share < 0.2);
     }
 
     #[test]
     fn empty_and_binary_bodies_have_empty_attributes() {
-        let d = doc("");
+        let d = Document::from_html("");
         assert!(d.visible_text.is_empty() && d.core_words.is_empty());
         let body = decode_bytes(&[0, 1, 2, 3, 0, 0], 6, false);
         let d = Document::from_body(&body, IdfTable::shipped());

@@ -99,11 +99,11 @@ fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
     if outcome.decided_by != DECIDED_MODEL {
         return false;
     }
-    let scripted = batch
+    let shown_by_script = batch
         .documents
         .pair(pair)
         .is_ok_and(|(a, b)| a.script_built || b.script_built || differ_only_in_script(a, b));
-    outcome.decision == Decision::Review || scripted
+    outcome.decision == Decision::Review || shown_by_script
 }
 
 /// Two bodies that show the same text but are not the same bytes, with scripts: what
@@ -120,14 +120,10 @@ mod tests {
     use super::differ_only_in_script;
     use crate::document::Document;
 
-    fn doc(html: &str) -> Document {
-        Document::from_html(html)
-    }
-
     #[test]
     fn one_template_filled_with_two_articles_by_script_is_rendered() {
         let shell = |data: &str| {
-            doc(&format!(
+            Document::from_html(&format!(
                 "<body><nav>Home News Sport</nav><main id=content>Loading the article, please \
                  wait.</main><script>var __S=\"{data}\";render(atob(__S))</script></body>"
             ))
@@ -135,10 +131,12 @@ mod tests {
         assert!(differ_only_in_script(&shell("QUJD"), &shell("WFla")));
         // The same bytes twice, or the same text without scripts, is not.
         assert!(!differ_only_in_script(&shell("QUJD"), &shell("QUJD")));
-        let plain = |tag: &str| doc(&format!("<body data-t={tag}><p>Same words.</p></body>"));
+        let plain = |tag: &str| {
+            Document::from_html(&format!("<body data-t={tag}><p>Same words.</p></body>"))
+        };
         assert!(!differ_only_in_script(&plain("1"), &plain("2")));
         // Two texts that differ are the fetched-only model's to judge.
-        let other = doc("<body><p>Other words</p><script>track()</script></body>");
+        let other = Document::from_html("<body><p>Other words</p><script>track()</script></body>");
         assert!(!differ_only_in_script(&shell("QUJD"), &other));
     }
 }

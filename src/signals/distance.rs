@@ -183,10 +183,6 @@ mod tests {
 
     #[test]
     fn a_copy_of_a_section_the_browser_kept_out_of_view_is_still_found_in_the_page() {
-        use crate::document::attributes::RenderedAttributes;
-        use crate::document::decode::decode_bytes;
-        use crate::document::IdfTable;
-        let idf = IdfTable::shipped();
         let shown = "Advertise to millions of students in their own city every single day. \
             Campaigns start from a small budget and reach readers where they live, study and \
             meet: local channels carry posts about housing, exams, sport, music, food and \
@@ -198,10 +194,8 @@ mod tests {
             shown.repeat(2),
             tab.repeat(8)
         );
-        let body = decode_bytes(original.as_bytes(), original.len(), false);
         // The browser shows only the active tab.
-        let seen = shown.repeat(2);
-        let rendered = Document::from_rendered(&body, &seen, RenderedAttributes::default(), idf);
+        let rendered = Document::rendered_from_html(&original, &shown.repeat(2));
         let copy = Document::from_html(&format!("<article><p>{}</p></article>", tab.repeat(8)));
         assert_eq!(run(&rendered, &copy, "core_in_other_text_max"), 1.0);
         let view_only = Document {
