@@ -9,7 +9,7 @@ F1 at p >= 0.5, the share of pairs decided automatically and the precision of th
 decisions.
 
     scripts/er-benchmark.py [--source ../shared/data] [--work target/er-benchmark]
-                            [--twinpage target/release/twinpage] [--only NAME ...]
+                            [--twinpage target/release/twinpage] [--only NAME ...] [--seed N]
 
 Needs `cargo build --release` first. Python 3 standard library only. About 3 minutes on
 2 cores (conversion of ~46k records, then ~20 trainings and evaluations).
@@ -69,8 +69,8 @@ def run(command: list[str]) -> str:
     return done.stdout
 
 
-def measure(twinpage: str, train: str, valid: str, model: str) -> dict:
-    run([twinpage, "train", "--pairs", train, "--no-render", "--out", model])
+def measure(twinpage: str, train: str, valid: str, model: str, seed: int) -> dict:
+    run([twinpage, "train", "--pairs", train, "--no-render", "--seed", str(seed), "--out", model])
     report = json.loads(run([twinpage, "evaluate", "--pairs", valid, "--model", model,
                              "--no-render", "--json"]))
     overall = report["overall"]
@@ -92,6 +92,7 @@ def main() -> int:
     ap.add_argument("--work", default="target/er-benchmark")
     ap.add_argument("--twinpage", default="target/release/twinpage")
     ap.add_argument("--only", nargs="*", help="datasets to run (e.g. Textual/Abt-Buy)")
+    ap.add_argument("--seed", type=int, default=7, help="training seed (fit / calibration split, trees)")
     args = ap.parse_args()
     if not os.access(args.twinpage, os.X_OK):
         sys.exit(f"{args.twinpage} missing: run `cargo build --release` first")
@@ -107,7 +108,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|")
     for dataset in datasets:
         model = os.path.join(args.work, f"{dataset.replace('/', '_')}.json")
-        m = measure(args.twinpage, train[dataset], valid[dataset], model)
+        m = measure(args.twinpage, train[dataset], valid[dataset], model, args.seed)
         published = " | ".join(f"{f:.3f}" for f in PUBLISHED.get(dataset, ())) or "— | — | —"
         train_pairs = sum(1 for _ in open(train[dataset], encoding="utf-8")) - 1
         print(f"| {dataset} | {train_pairs} / {m['pairs']} | **{m['f1']:.3f}** | {m['decided']:.0%} "

@@ -362,6 +362,60 @@ fn train_evaluate_explain_round_trip() {
         assert!(group["metrics"]["calibration_error"].as_f64().unwrap() >= 0.0);
     }
 
+    // The same for the cascade `score` runs by default: every pair is decided by
+    // one stage or routed to review, and the stages' tallies add up.
+    let fetched_only = dir.path().join("f.json");
+    twinpage()
+        .args([
+            "train",
+            "--seed",
+            "3",
+            "--no-render",
+            "--pairs",
+            er,
+            "--out",
+        ])
+        .arg(&fetched_only)
+        .assert()
+        .success();
+    let json = stdout_of(
+        twinpage()
+            .args(["evaluate", "--json", "--leave-out", "kind", "--cascade"])
+            .args(["--pairs", er, "--train", er, "--model"])
+            .arg(&model)
+            .arg("--fetched-model")
+            .arg(&fetched_only),
+    );
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let decided = |stages: &serde_json::Value| -> u64 {
+        ["screen", "fetched", "rendered"]
+            .iter()
+            .flat_map(|s| ["right", "wrong"].map(|w| stages[s][w].as_u64().unwrap()))
+            .sum()
+    };
+    let review = |m: &serde_json::Value| -> u64 {
+        ["duplicate_as_review", "distinct_as_review"]
+            .iter()
+            .map(|c| m["confusion"][c].as_u64().unwrap())
+            .sum()
+    };
+    let groups = report["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 4, "{json}");
+    for group in groups {
+        let m = &group["metrics"];
+        let pairs = m["pairs"].as_u64().unwrap();
+        assert_eq!(decided(&group["stages"]) + review(m), pairs, "{group}");
+    }
+    let pooled = &report["pooled"];
+    assert_eq!(decided(&report["pooled_stages"]) + review(pooled), total);
+    assert!(
+        report["pooled_stages"]["fetched"]["right"]
+            .as_u64()
+            .unwrap()
+            > 0,
+        "{json}"
+    );
+
     let (_fixture, pairs) = fixture("");
     let text = stdout_of(
         twinpage()

@@ -6,9 +6,10 @@ use anyhow::{bail, Result};
 
 use twinpage::evaluate::figures::Figures;
 use twinpage::evaluate::grouped::{self, Grouped};
-use twinpage::evaluate::leave_out;
-use twinpage::model::Metrics;
-use twinpage::pipeline;
+use twinpage::evaluate::leave_out::{self, LeftOut, RightWrong, StageLearner, StageTally};
+use twinpage::model::{Metrics, Model};
+use twinpage::pipeline::{self, Batch};
+use twinpage::signals::Layout;
 
 /// Precision, recall, F1, accuracy, confusion matrix and review share on labelled pairs.
 #[derive(clap::Args)]
@@ -32,6 +33,17 @@ pub struct Args {
     /// model was trained on].
     #[arg(long, value_name = "T.csv", requires = "leave_out")]
     train: Vec<PathBuf>,
+    /// With --leave-out: judge what `twinpage score` does by default (`--render
+    /// auto`) instead of --model alone: a fetched-only model like --fetched-model is
+    /// trained without each group too, decides what it can, and the model like
+    /// --model decides the pairs it leaves open or whose text a script shows.
+    #[arg(long, requires = "leave_out")]
+    cascade: bool,
+    /// The fetched-only model whose kind, parameters, policy and seed the first
+    /// stage of --cascade copies [default: models/fetched-only.json, else the
+    /// built-in copy].
+    #[arg(long, value_name = "M.json", requires = "cascade")]
+    fetched_model: Option<PathBuf>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -97,7 +109,8 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// `--leave-out COLUMN`: a model per left-out group, measured on that group.
+/// `--leave-out COLUMN`: a model per left-out group (two with --cascade),
+/// measured on that group.
 fn leave_out(args: &Args, column: &str) -> Result<()> {
     let (model, measured) =
         super::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
@@ -112,10 +125,34 @@ fn leave_out(args: &Args, column: &str) -> Result<()> {
     let training = super::load_batch(&train_files, &args.render)?;
     super::unreadable_rows(&measured, args.skip_bad)?;
     super::unreadable_rows(&training, args.skip_bad)?;
-    let (train_set, train_groups, _) = pipeline::labelled_by(&training, Some(column))?;
-    let (measured_set, measured_groups, _) = pipeline::labelled_by(&measured, Some(column))?;
+    let judged = if args.cascade {
+        let fetched = super::load_fetched_model(args.fetched_model.as_deref())?;
+        cascade_left_out(column, &fetched, &model, &training, &measured)?
+    } else {
+        model_left_out(column, &model, &training, &measured)?
+    };
+    print_left_out(args, column, &model, &judged)
+}
+
+/// What leaving each group out gave: per group, pooled, and what was judged.
+struct LeftOutRun {
+    groups: Vec<LeftOut>,
+    pooled: Metrics,
+    /// The stages' tallies pooled, when the cascade was judged.
+    pooled_stages: Option<StageTally>,
+    judged: String,
+}
+
+fn model_left_out(
+    column: &str,
+    model: &Model,
+    training: &Batch,
+    measured: &Batch,
+) -> Result<LeftOutRun> {
+    let (train_set, train_groups, _) = pipeline::labelled_by(training, Some(column))?;
+    let (measured_set, measured_groups, _) = pipeline::labelled_by(measured, Some(column))?;
     let learner = model.estimator.learner()?;
-    let (left_out, pooled) = leave_out::leave_one_out(
+    let (groups, pooled) = leave_out::leave_one_out(
         &leave_out::Grouped {
             pairs: &train_set,
             groups: &train_groups,
@@ -128,25 +165,77 @@ fn leave_out(args: &Args, column: &str) -> Result<()> {
         &model.policy,
         model.seed,
     )?;
+    Ok(LeftOutRun {
+        groups,
+        pooled,
+        pooled_stages: None,
+        judged: format!("models like {} ({})", model.id, model.estimator.kind()),
+    })
+}
+
+fn cascade_left_out(
+    column: &str,
+    fetched: &Model,
+    rendered: &Model,
+    training: &Batch,
+    measured: &Batch,
+) -> Result<LeftOutRun> {
+    super::check_layout(fetched, Layout::Fetched)?;
+    let (first, second) = (fetched.estimator.learner()?, rendered.estimator.learner()?);
+    let (groups, pooled) = leave_out::leave_one_out_cascade(
+        &pipeline::staged_by(training, column)?,
+        &pipeline::staged_by(measured, column)?,
+        StageLearner {
+            learner: first.as_ref(),
+            policy: &fetched.policy,
+        },
+        StageLearner {
+            learner: second.as_ref(),
+            policy: &rendered.policy,
+        },
+        rendered.seed,
+    )?;
+    let pooled_stages = StageTally::sum(groups.iter().filter_map(|l| l.stages.as_ref()));
+    Ok(LeftOutRun {
+        groups,
+        pooled,
+        pooled_stages: Some(pooled_stages),
+        judged: format!(
+            "the cascade of models like {} ({}, fetched only) and {} ({})",
+            fetched.id,
+            fetched.estimator.kind(),
+            rendered.id,
+            rendered.estimator.kind()
+        ),
+    })
+}
+
+fn print_left_out(args: &Args, column: &str, model: &Model, run: &LeftOutRun) -> Result<()> {
     if args.json {
         let report = serde_json::json!({
             "model": model.id,
             "estimator": model.estimator.kind(),
+            "cascade": args.cascade,
             "leave_out": column,
-            "pooled": pooled,
-            "groups": left_out,
+            "pooled": run.pooled,
+            "pooled_stages": run.pooled_stages,
+            "groups": run.groups,
         });
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
     println!(
-        "leave one {column} out: {} models like {} ({}), each trained without the {column} it is measured on",
-        left_out.len(),
-        model.id,
-        model.estimator.kind()
+        "leave one {column} out: {} times {}, each trained without the {column} it is measured on",
+        run.groups.len(),
+        run.judged
     );
+    let stage_columns = if args.cascade {
+        format!(" {:>9} {:>9} {:>9}", "screen", "fetched", "rendered")
+    } else {
+        String::new()
+    };
     println!(
-        "{:<22} {:>6} {:>8} {:>8} {:>10} {:>9} {:>9} {:>7} {:>7}",
+        "{:<22} {:>6} {:>8} {:>8} {:>10} {:>9} {:>9} {:>7} {:>7}{stage_columns}",
         column,
         "pairs",
         "trained",
@@ -157,33 +246,52 @@ fn leave_out(args: &Args, column: &str) -> Result<()> {
         "review",
         "ECE"
     );
-    let row = |name: &str, trained: String, m: &Metrics| {
-        let c = &m.confusion;
-        // A share of no decisions is shown as "-", not as 0.
-        let share = |decided: usize, x: f64| (decided > 0).then_some(x);
-        let shown = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{x:.4}"));
-        println!(
-            "{:<22} {:>6} {:>8} {:>8.4} {:>10} {:>9} {:>9} {:>7.4} {:>7.4}",
-            name,
-            m.pairs,
-            trained,
-            m.accuracy,
-            shown(c.automatic_accuracy()),
-            shown(share(
-                c.duplicate_as_duplicate + c.distinct_as_duplicate,
-                m.duplicate_decision_precision
-            )),
-            shown(share(
-                c.duplicate_as_distinct + c.distinct_as_distinct,
-                m.distinct_decision_precision
-            )),
-            m.review_share,
-            m.calibration_error
+    for l in &run.groups {
+        print_row(
+            &l.group,
+            &l.trained_on.to_string(),
+            &l.metrics,
+            l.stages.as_ref(),
         );
-    };
-    for l in &left_out {
-        row(&l.group, l.trained_on.to_string(), &l.metrics);
     }
-    row("(all, pooled)", String::new(), &pooled);
+    print_row("(all, pooled)", "", &run.pooled, run.pooled_stages.as_ref());
+    if args.cascade {
+        println!("screen, fetched, rendered: automatic decisions right/wrong taken by each stage");
+    }
     Ok(())
+}
+
+/// One line of the leave-out table.
+fn print_row(name: &str, trained: &str, m: &Metrics, stages: Option<&StageTally>) {
+    let c = &m.confusion;
+    // A share of no decisions is shown as "-", not as 0.
+    let share = |decided: usize, x: f64| (decided > 0).then_some(x);
+    let shown = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{x:.4}"));
+    let right_wrong = |t: RightWrong| format!("{}/{}", t.right, t.wrong);
+    let stage_columns = stages.map_or_else(String::new, |s| {
+        format!(
+            " {:>9} {:>9} {:>9}",
+            right_wrong(s.screen),
+            right_wrong(s.fetched),
+            right_wrong(s.rendered)
+        )
+    });
+    println!(
+        "{:<22} {:>6} {:>8} {:>8.4} {:>10} {:>9} {:>9} {:>7.4} {:>7.4}{stage_columns}",
+        name,
+        m.pairs,
+        trained,
+        m.accuracy,
+        shown(c.automatic_accuracy()),
+        shown(share(
+            c.duplicate_as_duplicate + c.distinct_as_duplicate,
+            m.duplicate_decision_precision
+        )),
+        shown(share(
+            c.duplicate_as_distinct + c.distinct_as_distinct,
+            m.distinct_decision_precision
+        )),
+        m.review_share,
+        m.calibration_error
+    );
 }

@@ -90,7 +90,11 @@ impl Default for ForestParams {
             // rendered ones that decide script-built pages, and trusts the fetched text.
             signal_share: 0.7,
             max_samples: 4000,
-            tree: TreeParams::default().max_depth(12).min_leaf_weight(2.0),
+            // Trees grown out, as in Breiman's forest: the average, not each tree, is
+            // smoothed. Leave-one-kind-out at seeds 7 and 8, against depth 12 and leaves
+            // of 2: automatic decisions all right (0.998 before), calibration error
+            // 0.049 and 0.043 (0.056, 0.053), for one or two points more review.
+            tree: TreeParams::default().max_depth(30).min_leaf_weight(1.0),
         }
     }
 }

@@ -33,7 +33,7 @@ pub const KIND: Kind = Kind {
 pub(super) const MAX_DEPTH: Param = Param {
     name: "max-depth",
     value_name: "N",
-    help: "deepest level of a tree [default: 10 alone, 12 in a forest]",
+    help: "deepest level of a tree [default: 10 alone, 30 in a forest]",
     default: || None,
 };
 
@@ -41,7 +41,7 @@ pub(super) const MIN_LEAF_WEIGHT: Param = Param {
     name: "min-leaf-weight",
     value_name: "W",
     help:
-        "smallest class-weighted number of pairs in a tree's leaf [default: 5 alone, 2 in a forest]",
+        "smallest class-weighted number of pairs in a tree's leaf [default: 5 alone, 1 in a forest]",
     default: || None,
 };
 

@@ -99,11 +99,24 @@ fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
     if outcome.decided_by != DECIDED_MODEL {
         return false;
     }
-    let shown_by_script = batch
+    batch
         .documents
         .pair(pair)
-        .is_ok_and(|(a, b)| a.script_built || b.script_built || differ_only_in_script(a, b));
-    outcome.decision == Decision::Review || shown_by_script
+        .is_ok_and(|(a, b)| rendered_stage_decides(outcome.decision, shown_by_script(a, b)))
+}
+
+/// The cascade's rule, once for `score` and for judging it: the rendered stage
+/// decides a pair that the fetched-only model (its decision `fetched`) left for
+/// review, or whose text a script shows ([`shown_by_script`]).
+pub fn rendered_stage_decides(fetched: Decision, shown_by_script: bool) -> bool {
+    fetched == Decision::Review || shown_by_script
+}
+
+/// A side looks built by script, or the two show the same text from different
+/// bytes with scripts ([`differ_only_in_script`]): their fetched bodies cannot say
+/// what a reader sees.
+pub fn shown_by_script(a: &Document, b: &Document) -> bool {
+    a.script_built || b.script_built || differ_only_in_script(a, b)
 }
 
 /// Two bodies that show the same text but are not the same bytes, with scripts: what

@@ -4,8 +4,11 @@
 use anyhow::{bail, Result};
 
 use super::batch::Batch;
-use super::score::vectors;
+use super::cascade::shown_by_script;
+use super::score::{screened, vectors_in};
+use crate::document::Pair;
 use crate::model::LabelledPairs;
+use crate::signals::Layout;
 
 /// The labelled pairs of the batch (signal vectors, labels, document hashes)
 /// with the fingerprint of the data: the document hashes and labels, in order.
@@ -20,10 +23,71 @@ pub fn labelled_by(
     batch: &Batch,
     column: Option<&str>,
 ) -> Result<(LabelledPairs, Vec<String>, String)> {
+    let kept = labelled_in(batch, column, batch.layout())?;
+    Ok((kept.pairs, kept.values, kept.fingerprint))
+}
+
+/// The labelled pairs of a batch read with its rendered bodies, as each stage of
+/// the cascade (`score --render auto`) sees them: the same pairs, in the same
+/// order, with fetched-only and with fetched-and-rendered vectors.
+pub struct Staged {
+    pub fetched: LabelledPairs,
+    pub rendered: LabelledPairs,
+    /// Each pair's value of the grouping column.
+    pub groups: Vec<String>,
+    /// Decided duplicate by the screen, before any model (byte-identical bodies).
+    pub screened: Vec<bool>,
+    /// Sent to the rendered stage whatever the fetched-only model says.
+    pub shown_by_script: Vec<bool>,
+}
+
+/// [`Staged`] pairs of `batch`, grouped by `column`. The batch must carry rendered bodies.
+pub fn staged_by(batch: &Batch, column: &str) -> Result<Staged> {
+    if batch.layout() != Layout::FetchedAndRendered {
+        bail!("judging the cascade needs the rendered bodies: drop --no-render");
+    }
+    let rendered = labelled_in(batch, Some(column), Layout::FetchedAndRendered)?;
+    let fetched = labelled_in(batch, Some(column), Layout::Fetched)?;
+    let pairs: Vec<&Pair> = batch.pairs().collect();
+    let documents = |row: usize| {
+        batch
+            .documents
+            .pair(pairs[row])
+            .expect("a kept pair's documents are loaded")
+    };
+    let (screened, shown_by_script) = rendered
+        .rows
+        .iter()
+        .map(|&row| {
+            let (a, b) = documents(row);
+            (screened(a, b), shown_by_script(a, b))
+        })
+        .unzip();
+    Ok(Staged {
+        fetched: fetched.pairs,
+        rendered: rendered.pairs,
+        groups: rendered.values,
+        screened,
+        shown_by_script,
+    })
+}
+
+/// The labelled, readable pairs of a batch with vectors in `layout`.
+struct Kept {
+    pairs: LabelledPairs,
+    /// Each kept pair's value of the column asked for (empty when none).
+    values: Vec<String>,
+    fingerprint: String,
+    /// Each kept pair's row among the batch's pairs.
+    rows: Vec<usize>,
+}
+
+fn labelled_in(batch: &Batch, column: Option<&str>, layout: Layout) -> Result<Kept> {
     let values = column.map(|name| batch.column(name)).transpose()?;
-    let vectors = vectors(batch);
+    let vectors = vectors_in(batch, layout);
     let mut out = LabelledPairs::default();
     let mut kept_values = Vec::new();
+    let mut rows = Vec::new();
     let mut fingerprint = blake3::Hasher::new();
     for (i, (pair, vector)) in batch.pairs().zip(vectors).enumerate() {
         let Some(label) = pair.label else {
@@ -41,10 +105,15 @@ pub fn labelled_by(
         fingerprint.update(&b.body_hash);
         fingerprint.update(&[u8::from(label)]);
         out.push(vector, label, (a.body_hash, b.body_hash));
+        rows.push(i);
         if let Some(values) = &values {
             kept_values.push(values[i].clone());
         }
     }
-    let fingerprint = fingerprint.finalize().to_hex().to_string();
-    Ok((out, kept_values, fingerprint))
+    Ok(Kept {
+        pairs: out,
+        values: kept_values,
+        fingerprint: fingerprint.finalize().to_hex().to_string(),
+        rows,
+    })
 }

@@ -15,7 +15,9 @@ pub mod score;
 pub mod scored;
 
 pub use batch::Batch;
-pub use cascade::{score_cascade, CascadeReport};
+pub use cascade::{rendered_stage_decides, score_cascade, shown_by_script, CascadeReport};
 pub use documents::{render_requests, DocumentSet};
-pub use labelled::{labelled_by, labelled_pairs};
-pub use score::{outcome, score, vectors, Outcome, DECIDED_MODEL, SCREEN_IDENTICAL};
+pub use labelled::{labelled_by, labelled_pairs, staged_by, Staged};
+pub use score::{
+    outcome, score, screened, vectors, vectors_in, Outcome, DECIDED_MODEL, SCREEN_IDENTICAL,
+};

@@ -7,9 +7,9 @@
 use rayon::prelude::*;
 
 use super::batch::Batch;
-use crate::document::Pair;
+use crate::document::{Document, Pair};
 use crate::model::{Decision, Model};
-use crate::signals;
+use crate::signals::{self, Layout, PairBodies};
 use crate::util::Progress;
 
 /// What the model made of one pair.
@@ -62,7 +62,7 @@ pub fn score(batch: &Batch, model: &Model) -> Vec<Option<Outcome>> {
 pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
     let bodies = batch.documents.bodies(pair).ok()?;
     let (a, b) = bodies.fetched;
-    if a.body_hash == b.body_hash && !a.binary {
+    if screened(a, b) {
         return Some(Outcome {
             p_duplicate: 1.0,
             spread: 0.0,
@@ -82,8 +82,20 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
     })
 }
 
+/// Whether the screen decides a pair before its signals: byte-identical fetched
+/// bodies (not binary ones, which hold no text to compare) are duplicates.
+pub fn screened(a: &Document, b: &Document) -> bool {
+    a.body_hash == b.body_hash && !a.binary
+}
+
 /// Signal vectors of every pair (no screening: every test runs), on all cores.
 pub fn vectors(batch: &Batch) -> Vec<Option<Vec<f64>>> {
+    vectors_in(batch, batch.layout())
+}
+
+/// [`vectors`] in `layout`: a batch read with its rendered bodies also gives the
+/// fetched-only vectors, from the same parsed documents.
+pub fn vectors_in(batch: &Batch, layout: Layout) -> Vec<Option<Vec<f64>>> {
     let pairs: Vec<&Pair> = batch.pairs().collect();
     let progress = Progress::new(pairs.len(), "computing signals");
     let out = pairs
@@ -93,6 +105,13 @@ pub fn vectors(batch: &Batch) -> Vec<Option<Vec<f64>>> {
                 .documents
                 .bodies(pair)
                 .ok()
+                .map(|bodies| match layout {
+                    Layout::Fetched => PairBodies {
+                        rendered: None,
+                        ..bodies
+                    },
+                    Layout::FetchedAndRendered => bodies,
+                })
                 .map(|bodies| signals::vector(pair, &bodies));
             progress.inc();
             v
