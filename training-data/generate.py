@@ -1115,6 +1115,16 @@ def site_from(url, title):
     return rd.capitalize()
 
 
+def used_sources(folder):
+    """The source pages (`source_a`, `source_b`) of the pair files in `folder`."""
+    used = set()
+    for name in ('train.csv', 'test.csv'):
+        with open(os.path.join(folder, name), encoding='utf-8', newline='') as f:
+            for row in csv.DictReader(f):
+                used.update((row['source_a'], row['source_b']))
+    return used
+
+
 def load_trafilatura(root, log):
     base = os.path.join(root, 'trafilatura-eval')
     ev = json.load(open(os.path.join(base, 'evaldata.json'), encoding='utf-8'))
@@ -3527,6 +3537,11 @@ def main():
     ap.add_argument('--source', default='../shared/data/web-pages')
     ap.add_argument('--out', default='training-data/web')
     ap.add_argument('--quiet', action='store_true')
+    ap.add_argument('--fresh-beside', metavar='DIR',
+                    help='build from the pages the pair files in DIR (train.csv, test.csv) do not use, '
+                         'nor any page of their sites: a second set to judge a model trained on DIR')
+    ap.add_argument('--max-gzip', type=int, default=TRAF_MAX_GZ,
+                    help='largest trafilatura page (gzip bytes) drawn (default %(default)s)')
     args = ap.parse_args()
     seed = args.seed
     log = defaultdict(list)
@@ -3542,6 +3557,16 @@ def main():
     say('  %d readability pages' % len(pages))
     entries = load_trafilatura(args.source, log)
     base = os.path.join(args.source, 'trafilatura-eval')
+    fresh = args.fresh_beside is not None
+    if fresh:
+        used = used_sources(args.fresh_beside)
+        used_sites = {p.group for p in pages if p.id in used}
+        used_sites |= {site_key(url) for f, url, v in entries if 'trafilatura/' + f in used}
+        pages = [p for p in pages if p.id not in used and p.group not in used_sites]
+        entries = [(f, url, v) for f, url, v in entries
+                   if 'trafilatura/' + f not in used and site_key(url) not in used_sites]
+        say('  fresh: %d pages of %d sites left out; %d readability, %d trafilatura pages left'
+            % (len(used), len(used_sites), len(pages), len(entries)))
     cands = []
     for f, url, v in entries:
         size = os.path.getsize(os.path.join(base, 'eval', f))
@@ -3557,7 +3582,7 @@ def main():
         if len(traf) >= N_TRAFILATURA:
             break
         raw = open(os.path.join(base, 'eval', f), 'rb').read()
-        if len(zlib.compress(raw, 6)) > TRAF_MAX_GZ:
+        if len(zlib.compress(raw, 6)) > args.max_gzip:
             continue
         p = build_traf_page(base, f, url, v, log)
         txt = p.core_text or extract_text(p.text)

@@ -109,7 +109,7 @@ pub fn leave_one_out_cascade(
             } else {
                 let judgement = first.judge(&measured.fetched.vectors[i]);
                 let decision = first.thresholds.route(judgement);
-                if rendered_stage_decides(decision, measured.shown_by_script[i]) {
+                if rendered_stage_decides(decision, measured.evidence[i]) {
                     let judgement = second.judge(&measured.rendered.vectors[i]);
                     (
                         Stage::Rendered,
@@ -229,6 +229,7 @@ fn measure(trained: &Trained, pairs: &LabelledPairs) -> Confusion {
 mod tests {
     use super::*;
     use crate::model::TreeParams;
+    use crate::pipeline::FetchedEvidence;
     use crate::util::hash::mix64;
 
     /// Three kinds, each told apart by signal 0: every model is measured on
@@ -275,7 +276,7 @@ mod tests {
             rendered: LabelledPairs::default(),
             groups: Vec::new(),
             screened: Vec::new(),
-            shown_by_script: Vec::new(),
+            evidence: Vec::new(),
         };
         for i in 0..900u64 {
             let kind = ["a", "b", "c"][(i % 3) as usize];
@@ -299,9 +300,10 @@ mod tests {
                 .push(vec![content(label), noise], label, documents);
             staged.groups.push(kind.to_string());
             staged.screened.push(kind == "b" && label);
-            staged
-                .shown_by_script
-                .push(kind == "c" && c_shown_by_script);
+            staged.evidence.push(FetchedEvidence {
+                shown_by_script: kind == "c" && c_shown_by_script,
+                share_text: true,
+            });
         }
         staged
     }

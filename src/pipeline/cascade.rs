@@ -4,13 +4,15 @@
 //! fetched bodies alone. The fetched-only model scores every pair first; a pair it
 //! decides at its precision target, with no side that looks built by script
 //! ([`crate::document::Document::script_built`]) and not two bodies that show the
-//! same text from different scripts, keeps that decision. The documents
-//! of the other pairs are rendered, and the fetched-and-rendered model decides those.
+//! same text from different scripts, keeps that decision, a duplicate only when the
+//! two fetched texts share content ([`rendered_stage_decides`]). The documents of
+//! the other pairs are rendered, and the fetched-and-rendered model decides those.
 
 use anyhow::{ensure, Result};
 
 use super::batch::Batch;
 use super::score::{outcome, score, Outcome, DECIDED_MODEL};
+use crate::distance::sets::containment;
 use crate::document::{Document, IdfTable, Pair};
 use crate::model::{Decision, Model};
 use crate::render::RenderSettings;
@@ -90,8 +92,9 @@ pub fn score_cascade(
     Ok((outcomes, report))
 }
 
-/// Whether a pair goes on to the rendered stage: the fetched-only model left it for
-/// review, or a side looks built by script. Screened and unreadable pairs do not.
+/// Whether a pair goes on to the rendered stage: the cascade's rule on what the
+/// fetched-only model decided and what the fetched bodies show. Screened and
+/// unreadable pairs do not.
 fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
     let Some(outcome) = outcome else {
         return false;
@@ -102,21 +105,52 @@ fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
     batch
         .documents
         .pair(pair)
-        .is_ok_and(|(a, b)| rendered_stage_decides(outcome.decision, shown_by_script(a, b)))
+        .is_ok_and(|(a, b)| rendered_stage_decides(outcome.decision, FetchedEvidence::of(a, b)))
+}
+
+/// What a pair's fetched bodies can show of its content, for the cascade's rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchedEvidence {
+    /// A side looks built by script, or the two show the same text from different
+    /// bytes with scripts ([`differ_only_in_script`]): what a reader sees is not in
+    /// the fetched bodies.
+    pub shown_by_script: bool,
+    /// The two fetched texts have phrases in common (at least [`SHARED_TEXT`] of the
+    /// shorter one's 4-word shingles).
+    pub share_text: bool,
+}
+
+/// Share of the shorter text's phrases two texts must have in common to share any
+/// content: a footer line or two is not content.
+pub const SHARED_TEXT: f64 = 0.05;
+
+impl FetchedEvidence {
+    pub fn of(a: &Document, b: &Document) -> FetchedEvidence {
+        let (short, long) = if a.visible_shingles.len() <= b.visible_shingles.len() {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        FetchedEvidence {
+            shown_by_script: a.script_built || b.script_built || differ_only_in_script(a, b),
+            share_text: containment(&short.visible_shingles, &long.visible_shingles)
+                .is_some_and(|c| c >= SHARED_TEXT),
+        }
+    }
 }
 
 /// The cascade's rule, once for `score` and for judging it: the rendered stage
-/// decides a pair that the fetched-only model (its decision `fetched`) left for
-/// review, or whose text a script shows ([`shown_by_script`]).
-pub fn rendered_stage_decides(fetched: Decision, shown_by_script: bool) -> bool {
-    fetched == Decision::Review || shown_by_script
-}
-
-/// A side looks built by script, or the two show the same text from different
-/// bytes with scripts ([`differ_only_in_script`]): their fetched bodies cannot say
-/// what a reader sees.
-pub fn shown_by_script(a: &Document, b: &Document) -> bool {
-    a.script_built || b.script_built || differ_only_in_script(a, b)
+/// decides a pair that the fetched-only model left for review, one whose text a
+/// script shows, and one it called duplicate though the two fetched texts share no
+/// content: such a call can rest on nothing but titles, URLs and lengths (a short
+/// page beside a long one under one title looks like a shell beside its article),
+/// and the rendered bodies show whether the content is the same.
+pub fn rendered_stage_decides(fetched: Decision, evidence: FetchedEvidence) -> bool {
+    match fetched {
+        Decision::Review => true,
+        Decision::Duplicate => evidence.shown_by_script || !evidence.share_text,
+        Decision::Distinct => evidence.shown_by_script,
+    }
 }
 
 /// Two bodies that show the same text but are not the same bytes, with scripts: what
@@ -130,8 +164,39 @@ fn differ_only_in_script(a: &Document, b: &Document) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::differ_only_in_script;
+    use super::{differ_only_in_script, rendered_stage_decides, FetchedEvidence};
     use crate::document::Document;
+    use crate::model::Decision;
+
+    /// A page of `words`, a few sentences long.
+    fn page(words: &str) -> Document {
+        let sentences: Vec<String> = (0..8)
+            .map(|i| format!("<p>{words} number {i}.</p>"))
+            .collect();
+        Document::from_html(&format!("<html><body>{}</body></html>", sentences.join("")))
+    }
+
+    #[test]
+    fn a_duplicate_the_fetched_texts_do_not_show_is_rendered() {
+        let article = page("the council approved the new budget for the harbour");
+        let copy = page("the council approved the new budget for the harbour");
+        let other = page("a recipe for bread with flour water salt and some yeast");
+        let sharing = FetchedEvidence::of(&article, &copy);
+        let apart = FetchedEvidence::of(&article, &other);
+        assert!(sharing.share_text && !apart.share_text);
+        assert!(!sharing.shown_by_script && !apart.shown_by_script);
+        // Two texts with nothing in common called duplicate: only titles, URLs or
+        // lengths can have said so, so the rendered stage decides.
+        assert!(rendered_stage_decides(Decision::Duplicate, apart));
+        assert!(!rendered_stage_decides(Decision::Duplicate, sharing));
+        assert!(!rendered_stage_decides(Decision::Distinct, apart));
+        assert!(rendered_stage_decides(Decision::Review, sharing));
+        let shell = FetchedEvidence {
+            shown_by_script: true,
+            ..sharing
+        };
+        assert!(rendered_stage_decides(Decision::Distinct, shell));
+    }
 
     #[test]
     fn one_template_filled_with_two_articles_by_script_is_rendered() {

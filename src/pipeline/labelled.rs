@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 
 use super::batch::Batch;
-use super::cascade::shown_by_script;
+use super::cascade::FetchedEvidence;
 use super::score::{screened, vectors_in};
 use crate::document::Pair;
 use crate::model::LabelledPairs;
@@ -37,8 +37,8 @@ pub struct Staged {
     pub groups: Vec<String>,
     /// Decided duplicate by the screen, before any model (byte-identical bodies).
     pub screened: Vec<bool>,
-    /// Sent to the rendered stage whatever the fetched-only model says.
-    pub shown_by_script: Vec<bool>,
+    /// What the fetched bodies show, for the cascade's rule.
+    pub evidence: Vec<FetchedEvidence>,
 }
 
 /// [`Staged`] pairs of `batch`, grouped by `column`. The batch must carry rendered bodies.
@@ -55,12 +55,12 @@ pub fn staged_by(batch: &Batch, column: &str) -> Result<Staged> {
             .pair(pairs[row])
             .expect("a kept pair's documents are loaded")
     };
-    let (screened, shown_by_script) = rendered
+    let (screened, evidence) = rendered
         .rows
         .iter()
         .map(|&row| {
             let (a, b) = documents(row);
-            (screened(a, b), shown_by_script(a, b))
+            (screened(a, b), FetchedEvidence::of(a, b))
         })
         .unzip();
     Ok(Staged {
@@ -68,7 +68,7 @@ pub fn staged_by(batch: &Batch, column: &str) -> Result<Staged> {
         rendered: rendered.pairs,
         groups: rendered.values,
         screened,
-        shown_by_script,
+        evidence,
     })
 }
 

@@ -15,7 +15,7 @@ pub mod score;
 pub mod scored;
 
 pub use batch::Batch;
-pub use cascade::{rendered_stage_decides, score_cascade, shown_by_script, CascadeReport};
+pub use cascade::{rendered_stage_decides, score_cascade, CascadeReport, FetchedEvidence};
 pub use documents::{render_requests, DocumentSet};
 pub use labelled::{labelled_by, labelled_pairs, staged_by, Staged};
 pub use score::{
