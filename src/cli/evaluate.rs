@@ -35,8 +35,9 @@ pub struct Args {
     train: Vec<PathBuf>,
     /// With --leave-out: judge what `twinpage score` does by default (`--render
     /// auto`) instead of --model alone: a fetched-only model like --fetched-model is
-    /// trained without each group too, decides what it can, and the model like
-    /// --model decides the pairs it leaves open or whose text a script shows.
+    /// trained without each group too and decides first; the model like --model
+    /// decides the pairs the cascade sends on (left for review, shown by a script,
+    /// or called duplicate on fetched texts that share no content).
     #[arg(long, requires = "leave_out")]
     cascade: bool,
     /// The fetched-only model whose kind, parameters, policy and seed the first
