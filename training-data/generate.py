@@ -49,6 +49,9 @@ TARGETS = {
 }
 POSITIVE = ['mirror', 'print', 'plain-text', 'prepend', 'rebrand', 'syndicated', 'small-edit', 'dynamic']
 NEGATIVE = ['same-template', 'same-site', 'key-facts', 'figures', 'quote', 'unrelated']
+# Pages 1 and 2 of one article: built after the kinds that need rendering, from their
+# own random streams, rows written last (every earlier pair stays byte-identical).
+PAGINATED_TARGET = 150
 TEST_MIN = 36
 SECONDARY_RATE = 0.25
 QUERY_RATE = 0.30
@@ -56,7 +59,7 @@ N_TRAFILATURA = 300           # seeded subset of the trafilatura pages (size bud
 TRAF_MAX_GZ = 20_000          # ... among pages whose gzip size is at most this
 DERIVED_BUDGET = 75_000       # a page gives at most max(2, this / its gzip size) full-size derived documents
 REF_GZ = 9_000                # pages bigger than this (gzip) are picked for derived documents less often
-BUDGET_BYTES = 50 * 1000 * 1000    # documents and sibling files (web/ stays under ~52 MB)
+BUDGET_BYTES = 55 * 1000 * 1000    # documents and sibling files (web/ stays under ~56 MB)
 
 MARK_S = '<!--twp:core-->'
 MARK_E = '<!--/twp:core-->'
@@ -2184,6 +2187,51 @@ def t_quote(x, ydoc, rng, ctx):
     return d
 
 
+PAGE_TWO = {'en': 'Page 2', 'de': 'Seite 2', 'fr': 'Page 2', 'es': 'P\u00e1gina 2'}
+NEXT_PAGE = {'en': 'Next page', 'de': 'N\u00e4chste Seite', 'fr': 'Page suivante', 'es': 'P\u00e1gina siguiente'}
+SPLIT_BLOCKS = ('p', 'ul', 'ol', 'blockquote', 'figure', 'table', 'h2', 'h3', 'div', 'section')
+
+
+def t_paginated(doc, rng):
+    """Pages 1 and 2 of the page's article, split in two where each half holds 35-65 %
+    of its text, in the page's own template with a pagination bar: two cores on one
+    topic, with the same names and words, under one title (page 2's often says so) at
+    sibling URLs. None when the core has no such place to split."""
+    s = doc.html
+    cb = core_bounds(s)
+    if not cb:
+        return None
+    toks = tokenize(s)
+    ends = [t[2] for t in toks if t[0] == 'e' and t[3] in SPLIT_BLOCKS and cb[0] < t[1] and t[2] <= cb[1]]
+    total = len(extract_text(s, cb[0], cb[1], toks))
+    if total < 900:
+        return None
+    mids = [e for e in ends if 0.35 <= len(extract_text(s, cb[0], e, toks)) / total <= 0.65]
+    if not mids:
+        return None
+    mid = rng.choice(mids)
+    lang = doc.lang if doc.lang in PAGE_TWO else 'en'
+    style = rng.randrange(4)
+    if style == 0:
+        url2 = add_query(doc.url, 'page=2')
+    elif style == 1:
+        url2 = doc.url.rstrip('/') + '/2/'
+    elif style == 2:
+        url2 = doc.url.rstrip('/') + '/page/2'
+    else:
+        url2 = re.sub(r'(\.html?)?$', lambda m: '-2' + (m.group(1) or ''), doc.url.rstrip('/'), count=1)
+    bar = ('<nav class="pagination"><a href="%s">1</a> <a href="%s">2</a> <a rel="next" href="%s">%s \u203a</a></nav>'
+           % (esc(doc.url), esc(url2), esc(url2), NEXT_PAGE[lang]))
+    page1 = derive(doc, s[:mid] + '\n' + bar + '\n' + s[cb[1]:], step='page-1')
+    html2 = s[:cb[0]] + s[mid:cb[1]] + '\n' + bar + '\n' + s[cb[1]:]
+    title2 = doc.title
+    if doc.title and rng.random() < 0.6:
+        title2 = '%s \u2013 %s' % (doc.title, PAGE_TWO[lang])
+        html2 = set_title(html2, title2)
+    page2 = derive(doc, html2, url2, title=title2, step='page-2')
+    return page1, page2
+
+
 # ----------------------------------------------------------------------------------------
 # cues drawn apart from the label
 
@@ -2688,6 +2736,30 @@ def build_split(B, split, pages, targets):
             if da.url == db.url:   # the same page fetched twice (e.g. before/after comments loaded)
                 db.url = add_query(db.url, 'utm_source=feed')
             B.add_pair(split, 'dynamic', 1, da, db, 'real-pair')
+
+
+def build_paginated(B, split, pages, want):
+    """Pages 1 and 2 of one article (label 0); a fifth of the time page 1 fetched again
+    (`dynamic`), so that page 1 is not always byte for byte the template it shares."""
+    el = [p for p in pages if p.core_loc is not None and len(p.core_text) >= 900]
+    ctx = {'titles': sorted({p.ctitle for p in pages if p.ctitle})}
+    it = cycle(el, B.rng('paginated', split, 'order'))
+    tries = 0
+    while B.count(split, 'paginated') < want and tries < want * 6 and el:
+        tries += 1
+        p = next(it)
+        r = B.rng('paginated', split, p.id, tries)
+        made = t_paginated(original(p), r)
+        if made is None:
+            B.fail['paginated:n/a'] += 1
+            continue
+        page1, page2 = made
+        var = ''
+        if r.random() < 0.2:
+            again = t_dynamic(page1, r, ctx)
+            if again is not None:
+                page1, var = again, 'dynamic'
+        B.add_pair(split, 'paginated', 0, page1, page2, var)
 
 
 # ----------------------------------------------------------------------------------------
@@ -3650,6 +3722,13 @@ def main():
         say('building %s pairs with scripts / hidden text ...' % split)
         build_script_split(B, split, sp_pages, targets)
 
+    # ---- pages 1 and 2 of one article (own random streams, rows written after those)
+    n_scripts = len(B.rows)
+    for split in ('train', 'test'):
+        sp_pages = [p for p in pages if split_of[p.id] == split]
+        t = max(TEST_MIN, round(PAGINATED_TARGET * frac))
+        build_paginated(B, split, sp_pages, t if split == 'test' else max(0, PAGINATED_TARGET - t))
+
     # ---- titles and URLs drawn apart from the label, for every kind
     titles = {sp: sorted({p.ctitle for p in pages if p.ctitle and split_of[p.id] == sp}) for sp in ('train', 'test')}
     for row in B.rows:
@@ -3674,9 +3753,11 @@ def main():
     for split in ('train', 'test'):
         rows = [r for r in B.rows[:n_old] if r['split'] == split]
         hrng(seed, 'rows', split).shuffle(rows)
-        new = [r for r in B.rows[n_old:] if r['split'] == split]
+        new = [r for r in B.rows[n_old:n_scripts] if r['split'] == split]
         hrng(seed, 'scripts', 'rows', split).shuffle(new)
-        rows += new
+        pages_rows = [r for r in B.rows[n_scripts:] if r['split'] == split]
+        hrng(seed, 'paginated', 'rows', split).shuffle(pages_rows)
+        rows += new + pages_rows
         with open(os.path.join(out, split + '.csv'), 'w', encoding='utf-8', newline='') as f:
             w = csv.DictWriter(f, fieldnames=cols, lineterminator='\n', extrasaction='ignore')
             w.writeheader()
@@ -3692,7 +3773,7 @@ def main():
 
     # ---- summary
     print('pairs per kind (label, train, test, total, with variant):')
-    kinds = POSITIVE + NEGATIVE + list(SCRIPT_TARGETS)
+    kinds = POSITIVE + NEGATIVE + list(SCRIPT_TARGETS) + ['paginated']
     for k in kinds:
         rs = [r for r in B.rows if r['kind'] == k]
         tr = sum(1 for r in rs if r['split'] == 'train')
