@@ -43,11 +43,12 @@ use twinpage::model::train::{self, groups_by_shared_document};
 use twinpage::model::{DecisionPolicy, LabelledPairs, Model, TrainingInfo, KINDS};
 use twinpage::pipeline::{labelled_pairs, Batch};
 use twinpage::render::{RenderOptions, RenderSettings};
-use twinpage::review::hint::{hint, CellRow};
-use twinpage::review::order::{rank, Candidate, Order, DEFAULT_ORDER};
-use twinpage::review::retrain::{self, measure, Frozen};
 use twinpage::util::hash::mix64;
 use twinpage::util::params::ParamValues;
+use twinpage::util::Choice;
+use twinpage_review::hint::{hint, CellRow};
+use twinpage_review::order::{rank, Candidate, Order, DEFAULT_ORDER};
+use twinpage_review::retrain::{self, measure, Frozen};
 
 /// Label counts at which the curves are measured.
 const BUDGETS: [usize; 5] = [100, 200, 300, 500, 900];
@@ -264,7 +265,7 @@ impl<'a> Round<'a> {
             }
         }
         for order in ORDERS {
-            let name = &order_name(order);
+            let name = &order.name();
             let (queue, _) = self.queue(&self.model);
             let ranked = self.ranked(&self.model, order, &HashSet::new(), &queue);
             add("one round", name, 0, f1_start);
@@ -406,12 +407,6 @@ impl HintCheck {
     }
 }
 
-/// The order's name, as `--order` takes it.
-fn order_name(order: Order) -> String {
-    let value = clap::ValueEnum::to_possible_value(&order).expect("every order has a name");
-    value.get_name().to_string()
-}
-
 /// The pairs of `from` at `indices`.
 fn select(from: &LabelledPairs, indices: impl Iterator<Item = usize>) -> LabelledPairs {
     let mut out = LabelledPairs::default();
@@ -455,7 +450,7 @@ fn print_table(dataset: &str, points: &[Point]) {
             .collect()
     };
     let orders: Vec<String> = std::iter::once("random".to_string())
-        .chain(ORDERS.map(order_name))
+        .chain(ORDERS.map(|order| order.name().to_string()))
         .collect();
     for protocol in ["one round", "retrained at each budget"] {
         println!("\n{dataset}, {protocol}: F1 at p >= 0.5 on the frozen set, mean ± sd (points vs random)\n");

@@ -274,7 +274,7 @@ def verify(a, b, da, db, plan, sites):
 
 
 def pair_row(side_a, side_b, evidence, rendered):
-    """A row of the pair file, in the column order of src/candidates/corpus.rs write_pairs."""
+    """A row of the pair file, in the column order of crates/twinpage/src/candidates/corpus.rs write_pairs."""
     (url_a, html_a, rend_a, *extra_a), (url_b, html_b, rend_b, *extra_b) = side_a, side_b
     row = [url_a, url_b, html_a, html_b] + ([rend_a, rend_b] if rendered else [])
     return row + ["lsh", evidence] + [v for pair in zip(extra_a, extra_b) for v in pair]
@@ -316,7 +316,7 @@ def absolute(row, base):
 
 def clusters(scored, head, max_size):
     """`twinpage cluster` of the scored rows: (cluster, size, status, url, html) per
-    document, sorted by cluster id then document (src/candidates/cluster.rs)."""
+    document, sorted by cluster id then document (crates/twinpage/src/candidates/cluster.rs)."""
     url_a, url_b, html_a, html_b = (head.index(c) for c in ("url_a", "url_b", "html_a", "html_b"))
     decision = len(head) + DECISION_COLUMNS.index("decision")
     # Every document of the scored pairs (its html as written, trimmed) with the URL of
@@ -345,7 +345,7 @@ def cluster_rows(first, members, max_size):
 
 
 def fnv1a(data):
-    """64-bit FNV-1a (src/util/hash.rs), which names a cluster by its smallest member."""
+    """64-bit FNV-1a (crates/util/src/hash.rs), which names a cluster by its smallest member."""
     h = 0xCBF29CE484222325
     for byte in data:
         h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF

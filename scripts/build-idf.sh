@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rebuilds the idf table shipped in the binary (src/document/idf.tsv) from the real
+# Rebuilds the idf table shipped in the binary (crates/twinpage/src/document/idf.tsv) from the real
 # pages in ../shared/data/web-pages, leaving out every page whose pairs are in the
 # test split of training-data/web (so no statistic of a test page shapes the model).
 set -euo pipefail
@@ -23,4 +23,4 @@ for name in sorted(os.listdir(f"{pages}/trafilatura-eval/eval")):
         os.symlink(os.path.abspath(f"{pages}/trafilatura-eval/eval/{name}"), f"{work}/trafilatura-{name}"); kept += 1
 print(f"{kept} pages (test-split pages left out)", file=sys.stderr)
 PY
-cargo run --release -- idf --pages "$work" --out src/document/idf.tsv
+cargo run --release -- idf --pages "$work" --out crates/twinpage/src/document/idf.tsv

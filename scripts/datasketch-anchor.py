@@ -15,7 +15,7 @@ MinHashLSH(threshold, num_perm) and query each document. The candidate pairs are
 distinct (a, b), a < b, of those answers, unverified, as datasketch returns them.
 
 The defaults are those of `twinpage candidates`, which the bench runs: threshold 0.4,
-128 hashes, word 3-shingles (src/candidates/lsh.rs). The line printed has the bench's
+128 hashes, word 3-shingles (crates/twinpage/src/candidates/lsh.rs). The line printed has the bench's
 figures, computed as it does: wall time (reading, hashing and LSH, from docs.csv to the
 pair set), peak memory (this process's ru_maxrss, the interpreter included), candidate
 pairs and candidates per planted pair, and the recall of the planted pairs of

@@ -38,7 +38,7 @@ fn a_page() -> Vec<u8> {
         .map(|e| e.path())
         .min()
         .expect("one document");
-    twinpage::document::decode::read_decompressed(&first, 1 << 20).expect("a readable page")
+    twinpage::util::body::read_decompressed(&first, 1 << 20).expect("a readable page")
 }
 
 proptest! {

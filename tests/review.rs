@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use headless_chrome::{Browser, Tab};
 use serde_json::{json, Value};
-use twinpage::review::order::{Order, QueueOrder};
-use twinpage::review::{QueuedPair, ReviewServer, ReviewStore, StoredDocument, Verdict};
 use twinpage::signals::{names, Layout};
+use twinpage_review::order::{Order, QueueOrder};
+use twinpage_review::{QueuedPair, ReviewServer, ReviewStore, StoredDocument, Verdict};
 
 fn temp_db(name: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::Builder::new()

@@ -9,6 +9,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Arg, ArgMatches, Command};
 
 use twinpage::util::params::{Param, ParamValues};
+use twinpage::util::Choice;
 
 /// A registry whose members declare parameters.
 pub(super) trait Declares {
@@ -46,6 +47,14 @@ where
         .into_iter()
         .map(|(name, help)| PossibleValue::new(name).help(help));
     PossibleValuesParser::new(values).try_map(|s| s.parse::<T>().map_err(|e| e.to_string()))
+}
+
+/// A flag taking one of the library's named values (see `util::Choice`).
+pub(super) fn choice<T: Choice + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    let values = T::CHOICES
+        .iter()
+        .map(|(_, name, help)| PossibleValue::new(*name).help(*help));
+    PossibleValuesParser::new(values).map(|name| T::from_name(&name).expect("a listed name"))
 }
 
 fn unique<'a>(params: impl Iterator<Item = &'a Param>) -> Vec<Param> {

@@ -15,7 +15,7 @@ pub struct Args {
     /// Folders searched recursively for .html / .html.gz pages.
     #[arg(long, value_name = "DIR", required = true)]
     pages: Vec<PathBuf>,
-    /// Where to write the table (src/document/idf.tsv to ship it).
+    /// Where to write the table (crates/twinpage/src/document/idf.tsv to ship it).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
 }

@@ -33,7 +33,9 @@ use twinpage::model::Model;
 use twinpage::pipeline::{Batch, DocumentSet};
 use twinpage::render::{default_cache_dir, RenderOptions, RenderSettings, ServePolicy};
 use twinpage::signals::Layout;
-use twinpage::util::write_atomically;
+use twinpage::util::{write_atomically, Choice};
+
+use declared::choice;
 
 #[derive(Parser)]
 #[command(
@@ -219,7 +221,7 @@ struct RenderArgs {
     #[arg(long, value_name = "N")]
     tabs: Option<usize>,
     /// What a rendered page may load from its folder besides itself.
-    #[arg(long, value_enum, value_name = "WHAT", default_value_t = ServePolicy::Siblings)]
+    #[arg(long, value_parser = choice::<ServePolicy>(), value_name = "WHAT", default_value = ServePolicy::default().name())]
     render_serve: ServePolicy,
     /// Take a screenshot of every rendered page, for the review page [default: only
     /// with `score --review-db`]. A render cached without one stays without.

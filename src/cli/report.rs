@@ -9,10 +9,10 @@ use twinpage::candidates::sketch::TextChoice;
 use twinpage::evaluate::baseline::{self, Baseline};
 use twinpage::evaluate::figures::Figures;
 use twinpage::pipeline::{self, Batch};
-use twinpage::report::{self, ModelReport, Report};
 use twinpage::signals::Layout;
 use twinpage::util::params::ParamValues;
 use twinpage::util::write_atomically;
+use twinpage_report::{ModelReport, Report};
 
 /// An HTML report with plots: PR and ROC curves, reliability, the trade-off
 /// behind the precision target, confusion and per-group tables, signal
@@ -116,7 +116,7 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         None
     };
-    let page = report::html(&Report {
+    let page = twinpage_report::html(&Report {
         pairs: args.pairs.iter().map(|p| p.display().to_string()).collect(),
         models,
         baselines,

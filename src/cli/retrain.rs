@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 use twinpage::model::LabelledPairs;
 use twinpage::model::Metrics;
 use twinpage::pipeline;
-use twinpage::review::retrain::{self, Frozen};
-use twinpage::review::ReviewStore;
+use twinpage_review::retrain::{self, Frozen};
+use twinpage_review::ReviewStore;
 
 /// Retrain a model on its training pairs plus the settled labels of a review
 /// queue; compare old and new on a frozen evaluation set; with --promote, replace

@@ -4,8 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use twinpage::review::order::{Order, QueueOrder, DEFAULT_ORDER};
-use twinpage::review::{exchange, ReviewServer, ReviewStore};
+use twinpage::util::Choice;
+use twinpage_review::order::{Order, QueueOrder, DEFAULT_ORDER};
+
+use super::declared::choice;
+use twinpage_review::{exchange, ReviewServer, ReviewStore};
 
 /// Serve the review page for a queue made by `score --review-db`; or move its
 /// pairs and labels in and out as files.
@@ -30,7 +33,7 @@ struct OrderArgs {
     /// The queue's order: `balanced` serves informative pairs (uncertain, or the
     /// trees disagree) alternately from likely duplicates and likely distinct
     /// pairs, spread over clusters of similar pairs, one in ten at random.
-    #[arg(long, value_enum, default_value_t = DEFAULT_ORDER)]
+    #[arg(long, value_parser = choice::<Order>(), default_value = DEFAULT_ORDER.name())]
     order: Order,
     /// Seed of the order's random choices (the same seed, the same order).
     #[arg(long, default_value_t = 0)]

@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 use twinpage::model::Model;
 use twinpage::pipeline::{self, scored, Batch, Outcome};
 use twinpage::render::RenderCache;
-use twinpage::review::{intake, ReviewStore};
 use twinpage::signals::Layout;
+use twinpage_review::{intake, ReviewStore};
 
 /// Score pairs: the input columns plus p_duplicate, confidence, decision, decided_by.
 #[derive(clap::Args)]

@@ -1,0 +1,309 @@
+//! The queued pairs: what a reviewer needs to judge each one, and the short
+//! *lease* under which a pair is handed out, taken in an `IMMEDIATE`
+//! transaction so that two reviewers never hold the same pair at once.
+
+use std::collections::{BTreeMap, HashSet};
+
+use anyhow::Result;
+use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use serde::Serialize;
+
+use super::documents::{store_document, StoredDocument};
+use super::labels::Verdict;
+use super::{json_column, lease, now_ms, pair_exists, ReviewStore};
+use crate::hint::{hint, CellRow, Hint};
+use crate::order::{rank, Candidate, QueueOrder, Reason};
+use twinpage::model::Explanation;
+
+/// One pair routed to review, with everything needed to judge and retrain on it.
+#[derive(Debug, Clone)]
+pub struct QueuedPair {
+    pub url_a: String,
+    pub url_b: String,
+    pub a: StoredDocument,
+    pub b: StoredDocument,
+    pub query: Option<String>,
+    /// `file:line` of the row it came from.
+    pub source: String,
+    /// The row's columns (header, value) as read.
+    pub columns: Vec<(String, String)>,
+    pub signal_names: Vec<String>,
+    pub signals: Vec<f64>,
+    pub p_duplicate: f64,
+    pub model_id: String,
+    /// Why the model scored it so.
+    pub explanation: Explanation,
+}
+
+impl QueuedPair {
+    /// The same two documents at the same two URLs (in either order) are one pair.
+    pub fn identity(&self) -> String {
+        let mut sides = [
+            (self.url_a.as_str(), self.a.hash.as_str()),
+            (self.url_b.as_str(), self.b.hash.as_str()),
+        ];
+        sides.sort();
+        let mut h = blake3::Hasher::new();
+        for (url, hash) in sides {
+            h.update(url.as_bytes())
+                .update(b"\0")
+                .update(hash.as_bytes())
+                .update(b"\0");
+        }
+        h.update(self.query.as_deref().unwrap_or("").as_bytes());
+        h.finalize().to_hex()[..32].to_string()
+    }
+}
+
+/// A queued pair as the review page shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PairView {
+    pub id: i64,
+    pub url_a: String,
+    pub url_b: String,
+    pub doc_a: String,
+    pub doc_b: String,
+    pub query: Option<String>,
+    pub source: String,
+    pub columns: BTreeMap<String, String>,
+    pub signal_names: Vec<String>,
+    pub signals: Vec<f64>,
+    pub p_duplicate: f64,
+    pub model_id: String,
+    pub explanation: Explanation,
+    /// Active labels (reviewer, verdict), unsure included.
+    pub labels: Vec<(String, Verdict)>,
+    /// Why the queue order put the pair where it is (set by whoever served it).
+    pub reason: Option<Reason>,
+}
+
+impl ReviewStore {
+    /// Adds pairs to the queue in one transaction. A pair already queued keeps its
+    /// id and labels; its score is brought up to date. Returns how many were new.
+    pub fn enqueue(&mut self, pairs: &[QueuedPair]) -> Result<usize> {
+        let now = now_ms();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut added = 0;
+        for pair in pairs {
+            for doc in [&pair.a, &pair.b] {
+                store_document(&tx, doc)?;
+            }
+            let identity = pair.identity();
+            let existed: bool = tx
+                .query_row(
+                    "SELECT 1 FROM pairs WHERE identity = ?1",
+                    [&identity],
+                    |_| Ok(()),
+                )
+                .optional()?
+                .is_some();
+            let columns: BTreeMap<&str, &str> = pair
+                .columns
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            tx.execute(
+                "INSERT INTO pairs (identity, url_a, url_b, doc_a, doc_b, query, source, columns,
+                     signal_names, signals, p_duplicate, model_id, explanation, queued_at, scored_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)
+                 ON CONFLICT(identity) DO UPDATE SET
+                     source = excluded.source, columns = excluded.columns,
+                     signal_names = excluded.signal_names, signals = excluded.signals,
+                     p_duplicate = excluded.p_duplicate, model_id = excluded.model_id,
+                     explanation = excluded.explanation, scored_at = excluded.scored_at",
+                params![
+                    identity,
+                    pair.url_a,
+                    pair.url_b,
+                    pair.a.hash,
+                    pair.b.hash,
+                    pair.query,
+                    pair.source,
+                    serde_json::to_string(&columns)?,
+                    serde_json::to_string(&pair.signal_names)?,
+                    serde_json::to_string(&pair.signals)?,
+                    pair.p_duplicate,
+                    pair.model_id,
+                    serde_json::to_string(&pair.explanation)?,
+                    now,
+                ],
+            )?;
+            added += usize::from(!existed);
+        }
+        tx.commit()?;
+        Ok(added)
+    }
+
+    /// Hands `reviewer` the first pair of `ranked` (the queue in its order) that
+    /// nobody has labelled, that this reviewer has not skipped and no other
+    /// reviewer holds; the pair is leased to them. A pair they already hold comes
+    /// first (a reloaded page finds it again).
+    pub fn next(&mut self, reviewer: &str, ranked: &[(i64, Reason)]) -> Result<Option<PairView>> {
+        let now = now_ms();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let held: Option<i64> = tx
+            .query_row(
+                "SELECT l.pair_id FROM leases l WHERE l.reviewer = ?1 AND l.until > ?2
+                   AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.pair_id = l.pair_id
+                                   AND v.undone_at IS NULL AND v.verdict <> 'skip')
+                 ORDER BY l.until DESC LIMIT 1",
+                params![reviewer, now],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let unavailable: HashSet<i64> = {
+            let mut stmt = tx.prepare_cached(
+                "SELECT pair_id FROM verdicts WHERE undone_at IS NULL
+                   AND (verdict <> 'skip' OR reviewer = ?1)
+                 UNION SELECT pair_id FROM leases WHERE reviewer <> ?1 AND until > ?2",
+            )?;
+            let ids = stmt.query_map(params![reviewer, now], |r| r.get(0))?;
+            ids.collect::<rusqlite::Result<_>>()?
+        };
+        let id = held.filter(|id| !unavailable.contains(id)).or_else(|| {
+            ranked
+                .iter()
+                .map(|&(id, _)| id)
+                .find(|id| !unavailable.contains(id))
+        });
+        if let Some(id) = id {
+            lease(&tx, id, reviewer, now)?;
+        }
+        tx.commit()?;
+        id.map(|id| self.pair(id)).transpose()
+    }
+
+    /// A pair by id; leased to `reviewer` when given and nobody else holds it.
+    pub fn open_pair(&mut self, id: i64, reviewer: &str) -> Result<Option<PairView>> {
+        let now = now_ms();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let held_by_other: bool = tx
+            .query_row(
+                "SELECT 1 FROM leases WHERE pair_id = ?1 AND reviewer <> ?2 AND until > ?3",
+                params![id, reviewer, now],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some();
+        let exists = pair_exists(&tx, id)?;
+        if exists && !held_by_other {
+            lease(&tx, id, reviewer, now)?;
+        }
+        tx.commit()?;
+        if !exists {
+            return Ok(None);
+        }
+        self.pair(id).map(Some)
+    }
+
+    /// Everything the page shows about one pair.
+    pub fn pair(&self, id: i64) -> Result<PairView> {
+        let mut view = self.conn.query_row(
+            "SELECT id, url_a, url_b, doc_a, doc_b, query, source, columns, signal_names,
+                    signals, p_duplicate, model_id, explanation FROM pairs WHERE id = ?1",
+            [id],
+            |r| {
+                Ok(PairView {
+                    id: r.get(0)?,
+                    url_a: r.get(1)?,
+                    url_b: r.get(2)?,
+                    doc_a: r.get(3)?,
+                    doc_b: r.get(4)?,
+                    query: r.get(5)?,
+                    source: r.get(6)?,
+                    columns: json_column(r, 7)?,
+                    signal_names: json_column(r, 8)?,
+                    signals: json_column(r, 9)?,
+                    p_duplicate: r.get(10)?,
+                    model_id: r.get(11)?,
+                    explanation: json_column(r, 12)?,
+                    labels: Vec::new(),
+                    reason: None,
+                })
+            },
+        )?;
+        view.labels = self.labels(id)?;
+        Ok(view)
+    }
+
+    /// The pairs of `ranked` (the queue in its order) nobody has labelled yet.
+    pub fn pending(&self, ranked: &[(i64, Reason)]) -> Result<Vec<(i64, Reason)>> {
+        let labelled: HashSet<i64> = {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT pair_id FROM verdicts WHERE undone_at IS NULL AND verdict <> 'skip'",
+            )?;
+            let ids = stmt.query_map([], |r| r.get(0))?;
+            ids.collect::<rusqlite::Result<_>>()?
+        };
+        Ok(ranked
+            .iter()
+            .copied()
+            .filter(|(id, _)| !labelled.contains(id))
+            .collect())
+    }
+
+    /// Every queued pair, labelled or not, in `order`.
+    pub fn ranked(&self, order: QueueOrder) -> Result<Vec<(i64, Reason)>> {
+        Ok(rank(&self.candidates()?, order.order, order.seed))
+    }
+
+    /// Every queued pair, labelled or not, as the queue order sees it.
+    pub fn candidates(&self) -> Result<Vec<Candidate>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, identity, p_duplicate,
+                    coalesce(json_extract(explanation, '$.committee.spread'), 0.0), signals
+             FROM pairs ORDER BY id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(Candidate {
+                id: r.get(0)?,
+                identity: r.get(1)?,
+                p_duplicate: r.get(2)?,
+                spread: r.get(3)?,
+                signals: json_column(r, 4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Changes whenever a pair is queued or scored again: an order ranked at one
+    /// version holds until the next.
+    pub fn queue_version(&self) -> Result<String> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(scored_at), 0)
+             FROM pairs",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Whether a pair id exists.
+    pub fn has_pair(&self, id: i64) -> Result<bool> {
+        pair_exists(&self.conn, id)
+    }
+
+    /// The hint on whether more labels still change the model (see [`crate::hint`]).
+    pub fn hint(&self) -> Result<Hint> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, model_id, p_duplicate, explanation FROM pairs")?;
+        let rows = stmt.query_map([], |r| {
+            let explanation: Explanation = json_column(r, 3)?;
+            Ok(CellRow {
+                pair_id: r.get(0)?,
+                cell: (r.get(1)?, explanation.cell),
+                p_duplicate: r.get(2)?,
+                calibration_pairs: f64::from(explanation.counts.calibration_pairs()),
+                thresholds: explanation.thresholds,
+            })
+        })?;
+        let rows: Vec<CellRow> = rows.collect::<rusqlite::Result<_>>()?;
+        Ok(hint(&rows, &self.settled()?))
+    }
+}

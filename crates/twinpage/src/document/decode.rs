@@ -1,0 +1,419 @@
+//! From bytes on disk to a Unicode string a parser can take.
+//!
+//! Pages arrive gzip'd or not, in any charset, sometimes binary, sometimes enormous.
+//! Everything here is bounded: a body is cut at [`MAX_BODY_BYTES`] before decoding so
+//! a 50 MB page costs the same as a 4 MB one, and gzip is read through a `take` so a
+//! compression bomb cannot fill memory.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+pub use crate::util::body::MAX_BODY_BYTES;
+use crate::util::body::{find, read_decompressed, sniff_encoding};
+
+/// File names a folder of pages holds documents under.
+const HTML_SUFFIXES: [&str; 4] = [".html", ".htm", ".html.gz", ".htm.gz"];
+
+/// The pages in a folder and its subfolders (`.html`, `.htm`, gzip'd or not), sorted.
+/// Symbolic links are followed, but each folder and each file is taken once, so a
+/// link back to a parent folder (a loop) or a second path to the same page adds
+/// nothing.
+pub fn html_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut seen = HashSet::new();
+    list_html(dir, &mut seen, &mut files)?;
+    files.sort();
+    Ok(files)
+}
+
+fn list_html(dir: &Path, seen: &mut HashSet<(u64, u64)>, out: &mut Vec<PathBuf>) -> Result<()> {
+    let listing = || format!("cannot list {}", dir.display());
+    if !seen.insert(identity(&std::fs::metadata(dir).with_context(listing)?)) {
+        return Ok(());
+    }
+    // In name order, so that of two paths to one page the first in order is kept.
+    let mut paths = std::fs::read_dir(dir)
+        .with_context(listing)?
+        .map(|entry| Ok(entry?.path()))
+        .collect::<std::io::Result<Vec<PathBuf>>>()
+        .with_context(listing)?;
+    paths.sort();
+    for path in paths {
+        // A dangling link is not a page: skip it as `is_dir` and `is_file` would.
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            list_html(&path, seen, out)?;
+        } else if is_html_name(&path) && seen.insert(identity(&meta)) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// What a file is, whatever path reached it: its device and inode.
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+fn is_html_name(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|name| {
+            let lower = name.to_ascii_lowercase();
+            HTML_SUFFIXES.iter().any(|s| lower.ends_with(s))
+        })
+}
+
+/// A body as read from disk, cut and decoded.
+#[derive(Debug, Clone)]
+pub struct DecodedBody {
+    /// The body as text (lossy where the declared charset was wrong).
+    pub text: String,
+    /// Length of the raw body in bytes, before the cut.
+    pub raw_len: usize,
+    /// Hash of the raw bytes read (after the cut), for the identical-bodies test.
+    pub raw_hash: [u8; 32],
+    /// True when the body was longer than [`MAX_BODY_BYTES`].
+    pub truncated: bool,
+    /// True when the bytes do not look like text at all.
+    pub binary: bool,
+}
+
+/// Reads a document file (`.html` or `.html.gz`), cut to [`MAX_BODY_BYTES`].
+pub fn read_body(path: &Path) -> Result<DecodedBody> {
+    let mut bytes = read_decompressed(path, MAX_BODY_BYTES as u64 + 1)?;
+    let truncated = bytes.len() > MAX_BODY_BYTES;
+    let raw_len = if truncated {
+        let on_disk = std::fs::metadata(path).map_or(0, |m| m.len() as usize);
+        on_disk.max(bytes.len())
+    } else {
+        bytes.len()
+    };
+    bytes.truncate(MAX_BODY_BYTES);
+    Ok(decode_bytes(&bytes, raw_len, truncated))
+}
+
+/// Decodes raw bytes: BOM first, then a `<meta charset>` in the first 4 KB, then a
+/// statistical guess. Binary bodies decode to an empty text.
+pub fn decode_bytes(bytes: &[u8], raw_len: usize, truncated: bool) -> DecodedBody {
+    let raw_hash = *blake3::hash(bytes).as_bytes();
+    let binary = looks_binary(bytes);
+    let mut text = if binary {
+        String::new()
+    } else {
+        let encoding = sniff_encoding(bytes);
+        let (text, _, _) = encoding.decode(bytes);
+        text.into_owned()
+    };
+    let nested_too_deep = cut_deep_nesting(&mut text);
+    let attributes_cut = cut_attribute_floods(&mut text);
+    DecodedBody {
+        text,
+        raw_len,
+        raw_hash,
+        truncated: truncated || nested_too_deep || attributes_cut,
+        binary,
+    }
+}
+
+/// Attributes a start tag keeps; the rest of the tag is dropped. The HTML tokenizer
+/// checks each attribute against the tag's earlier ones (a repeated name is dropped),
+/// so one tag with 100 000 attributes cost 2.4 s and with a million 43 s. Real tags
+/// carry a few dozen.
+pub const MAX_TAG_ATTRIBUTES: usize = 256;
+
+/// Drops what follows the [`MAX_TAG_ATTRIBUTES`]th attribute of any start tag (up to
+/// its `>`); returns whether it did. One linear pass, script and style contents
+/// skipped as in [`cut_deep_nesting`].
+fn cut_attribute_floods(text: &mut String) -> bool {
+    let bytes = text.as_bytes();
+    let mut cuts: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut i = 0;
+    while let Some(offset) = bytes[i..].iter().position(|&b| b == b'<') {
+        i += offset + 1;
+        let rest = &bytes[i..];
+        if !rest.first().is_some_and(u8::is_ascii_alphabetic) {
+            continue;
+        }
+        let name_len = rest
+            .iter()
+            .position(|b| !b.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        let name = String::from_utf8_lossy(&rest[..name_len]).to_ascii_lowercase();
+        let (end, cut_from) = scan_start_tag(bytes, i + name_len);
+        cuts.extend(cut_from.map(|from| from..end));
+        i = end;
+        if name == "script" || name == "style" {
+            i = find_closing_tag(bytes, i, &name).unwrap_or(bytes.len());
+        }
+    }
+    if cuts.is_empty() {
+        return false;
+    }
+    let mut kept = String::with_capacity(text.len());
+    let mut from = 0;
+    for cut in cuts {
+        kept.push_str(&text[from..cut.start]);
+        from = cut.end;
+    }
+    kept.push_str(&text[from..]);
+    *text = kept;
+    true
+}
+
+/// Reads a start tag from just after its name: where it ends (its `>` outside quoted
+/// values, or the text's end), and where its first attribute beyond
+/// [`MAX_TAG_ATTRIBUTES`] starts, if it has that many. An attribute starts at a
+/// character after white space, outside quotes and not after `=`.
+fn scan_start_tag(bytes: &[u8], from: usize) -> (usize, Option<usize>) {
+    let (mut attributes, mut cut_from) = (0, None);
+    let (mut quote, mut after_space, mut after_equals) = (None, false, false);
+    for (j, &b) in bytes.iter().enumerate().skip(from) {
+        if let Some(q) = quote {
+            if b == q {
+                quote = None;
+            }
+            continue;
+        }
+        match b {
+            b'>' => return (j, cut_from),
+            b'"' | b'\'' if after_equals => quote = Some(b),
+            b if b.is_ascii_whitespace() => {
+                after_space = true;
+                continue;
+            }
+            b'=' => {
+                after_equals = true;
+                after_space = false;
+                continue;
+            }
+            _ if after_space && !after_equals => {
+                attributes += 1;
+                if attributes == MAX_TAG_ATTRIBUTES + 1 {
+                    cut_from = Some(j);
+                }
+            }
+            _ => {}
+        }
+        after_space = false;
+        after_equals = false;
+    }
+    (bytes.len(), cut_from)
+}
+
+/// Open elements a body may nest before it is cut. The HTML tree builder scans the
+/// stack of open elements at every start tag, so 100 000 nested `<div>`s cost
+/// minutes; browsers cap nesting too (Chromium at 512). Real pages stay far below
+/// this estimate even with unclosed `<p>` and `<li>`.
+pub const MAX_OPEN_ELEMENTS: usize = 4096;
+
+/// Elements that never take a closing tag.
+const VOID_ELEMENTS: [&str; 14] = [
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
+];
+
+/// Cuts `text` where a rough count of open elements first passes
+/// [`MAX_OPEN_ELEMENTS`]; returns whether it did. Script and style contents are
+/// skipped (their `<` are code, not tags).
+fn cut_deep_nesting(text: &mut String) -> bool {
+    let bytes = text.as_bytes();
+    let mut open: usize = 0;
+    let mut i = 0;
+    while let Some(offset) = bytes[i..].iter().position(|&b| b == b'<') {
+        let at = i + offset;
+        let rest = &bytes[at + 1..];
+        let name_len = rest
+            .iter()
+            .position(|b| !b.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        i = at + 1;
+        if rest.first() == Some(&b'/') {
+            open = open.saturating_sub(1);
+        } else if name_len > 0 && rest[0].is_ascii_alphabetic() {
+            let name = String::from_utf8_lossy(&rest[..name_len]).to_ascii_lowercase();
+            if name == "script" || name == "style" {
+                i = find_closing_tag(bytes, i, &name).unwrap_or(bytes.len());
+            } else if !VOID_ELEMENTS.contains(&name.as_str()) {
+                open += 1;
+                if open > MAX_OPEN_ELEMENTS {
+                    text.truncate(at);
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// A body whose first 8 KB hold NUL bytes or mostly control characters is not a page.
+fn looks_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.is_empty() {
+        return false;
+    }
+    // UTF-16 pages carry NULs legitimately; their BOM says so.
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        return false;
+    }
+    let control = head
+        .iter()
+        .filter(|&&b| b == 0 || (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C)))
+        .count();
+    head.contains(&0) || control * 10 > head.len()
+}
+
+/// Position of the next `</name` (any case) from `from`.
+fn find_closing_tag(bytes: &[u8], from: usize, name: &str) -> Option<usize> {
+    let mut j = from;
+    while let Some(offset) = find(&bytes[j..], b"</") {
+        let k = j + offset;
+        let tag = &bytes[k + 2..];
+        if tag.len() >= name.len() && tag[..name.len()].eq_ignore_ascii_case(name.as_bytes()) {
+            return Some(k);
+        }
+        j = k + 2;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs::File;
+
+    use super::*;
+
+    fn mkfifo(path: &Path) {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    #[test]
+    fn a_flood_of_attributes_is_cut_and_the_page_kept() {
+        let flood: String = (0..100_000).map(|i| format!(" a{i}=\"x > y\"")).collect();
+        let page = format!(
+            "<html><body><div id=\"top\"{flood}>kept text</div><p class='q'>more</p></body></html>"
+        );
+        let body = decode(page.as_bytes());
+        assert!(body.truncated);
+        assert!(body.text.len() < 20_000, "{} bytes left", body.text.len());
+        assert!(body
+            .text
+            .contains(" a254=\"x > y\" >kept text</div><p class='q'>more</p>"));
+        assert!(!body.text.contains("a255="));
+        // An ordinary tag, quoted `>` and all, is left alone.
+        let plain = "<p title=\"a > b\" data-x='1' hidden>text</p><script>if (a<b) x = '<p a b c>'</script>";
+        let body = decode(plain.as_bytes());
+        assert!(!body.truncated);
+        assert_eq!(body.text, plain);
+    }
+
+    #[test]
+    fn a_fifo_is_refused_at_once_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("page.html");
+        mkfifo(&fifo);
+        let (done, wait) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || done.send(read_body(&path).map(|_| ())).unwrap());
+        let outcome = wait
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("reading a FIFO must not block");
+        let e = format!("{:#}", outcome.unwrap_err());
+        assert!(
+            e.contains("not a regular file") && e.contains("page.html"),
+            "{e}"
+        );
+        let e = format!("{:#}", read_body(dir.path()).unwrap_err());
+        assert!(e.contains("not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn folders_are_listed_once_through_links_and_loops() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        std::fs::write(d.join("a.html"), "a").unwrap();
+        std::fs::write(d.join("sub/b.html"), "b").unwrap();
+        // A loop back to the top, a second path to a page, a dangling link.
+        std::os::unix::fs::symlink(d, d.join("sub/loop")).unwrap();
+        std::os::unix::fs::symlink(d.join("a.html"), d.join("sub/again.html")).unwrap();
+        std::os::unix::fs::symlink(d.join("gone"), d.join("sub/gone.html")).unwrap();
+        let files = html_files(d).unwrap();
+        assert_eq!(files, [d.join("a.html"), d.join("sub/b.html")]);
+    }
+
+    fn decode(bytes: &[u8]) -> DecodedBody {
+        decode_bytes(bytes, bytes.len(), false)
+    }
+
+    #[test]
+    fn utf8_bom_is_stripped() {
+        let body = decode(b"\xEF\xBB\xBF<p>caf\xC3\xA9</p>");
+        assert_eq!(body.text, "<p>café</p>");
+    }
+
+    #[test]
+    fn meta_charset_decides_legacy_encodings() {
+        let body = decode(b"<meta charset=\"windows-1251\"><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>");
+        assert!(body.text.contains("Привет"), "{}", body.text);
+        let body = decode(
+            b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=ISO-8859-1\"><p>caf\xe9</p>",
+        );
+        assert!(body.text.contains("café"));
+    }
+
+    #[test]
+    fn undeclared_legacy_bytes_are_guessed_not_dropped() {
+        let body = decode("<p>Größe und Übermaß, schön für Jürgen</p>".as_bytes());
+        assert!(body.text.contains("Größe"));
+        let latin1: Vec<u8> = "<p>Größe und Übermaß, schön für Jürgen</p>"
+            .chars()
+            .map(|c| c as u32 as u8)
+            .collect();
+        let body = decode(&latin1);
+        assert!(body.text.contains("Größe"), "{}", body.text);
+    }
+
+    #[test]
+    fn binary_bodies_are_flagged_and_empty() {
+        let body = decode(&[0x89, b'P', b'N', b'G', 0, 0, 0, 13, 1, 2, 3]);
+        assert!(body.binary);
+        assert!(body.text.is_empty());
+        assert!(!decode(b"").binary);
+    }
+
+    #[test]
+    fn hostile_nesting_is_cut_but_real_markup_is_not() {
+        let deep = "<div>".repeat(MAX_OPEN_ELEMENTS + 10) + "deep";
+        let body = decode(deep.as_bytes());
+        assert!(body.truncated);
+        assert_eq!(body.text.len(), 5 * MAX_OPEN_ELEMENTS);
+        let flat = "<p>a<br>b</p><script>if (a<b) { x = '<div>'; }</script>".repeat(5000);
+        let body = decode(flat.as_bytes());
+        assert!(!body.truncated);
+        assert_eq!(body.text.len(), flat.len());
+    }
+
+    #[test]
+    fn gzip_files_are_read_and_cut() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        // Named .html: gzip is known by its magic bytes.
+        let path = dir.path().join("page.html");
+        let mut gz = flate2::write::GzEncoder::new(
+            File::create(&path).unwrap(),
+            flate2::Compression::fast(),
+        );
+        gz.write_all(&vec![b'a'; MAX_BODY_BYTES + 10]).unwrap();
+        gz.finish().unwrap();
+        let body = read_body(&path).unwrap();
+        assert!(body.truncated);
+        assert_eq!(body.text.len(), MAX_BODY_BYTES);
+    }
+}

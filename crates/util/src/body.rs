@@ -1,0 +1,113 @@
+//! A body's bytes: read from disk bounded, decompressed, and its character
+//! encoding sniffed. Shared by the document layer, which decodes bodies for the
+//! signals, and the renderer, which serves them to Chromium with a charset.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use encoding_rs::Encoding;
+use flate2::read::MultiGzDecoder;
+
+/// Bodies are cut here. Real pages are well below it (the largest in the
+/// training corpus is 1.6 MB); past it, extra bytes only cost time.
+pub const MAX_BODY_BYTES: usize = 4 << 20;
+
+/// Reads at most `limit` bytes of a file, decompressed when it is gzip (recognised
+/// by its magic bytes, whatever the file is called), so a gzip bomb stops there.
+pub fn read_decompressed(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let mut reader = BufReader::new(file);
+    let gzipped = reader
+        .fill_buf()
+        .with_context(|| format!("cannot read document {}", path.display()))?
+        .starts_with(&[0x1f, 0x8b]);
+    let reader: Box<dyn Read> = if gzipped {
+        Box::new(MultiGzDecoder::new(reader))
+    } else {
+        Box::new(reader)
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(limit)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read document {} (corrupt gzip?)", path.display()))?;
+    Ok(bytes)
+}
+
+/// Opens a document that is a regular file (after symbolic links). A FIFO would block
+/// the read until some writer came, and a device could be endless; so the file is
+/// opened without blocking and refused unless it is a plain file.
+fn open_regular(path: &Path) -> Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .with_context(|| format!("cannot open document {}", path.display()))?;
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot read document {}", path.display()))?;
+    if !meta.is_file() {
+        bail!(
+            "document {} is not a regular file (a folder, FIFO, socket or device); give the path of a page",
+            path.display()
+        );
+    }
+    Ok(file)
+}
+
+/// The encoding of a body: its BOM, then a `<meta charset>` in the first 4 KB, then
+/// UTF-8 if it is valid, then a statistical guess.
+pub fn sniff_encoding(bytes: &[u8]) -> &'static Encoding {
+    if let Some((encoding, _)) = Encoding::for_bom(bytes) {
+        return encoding;
+    }
+    if let Some(encoding) = meta_charset(&bytes[..bytes.len().min(4096)]) {
+        return encoding;
+    }
+    if std::str::from_utf8(bytes).is_ok() {
+        return encoding_rs::UTF_8;
+    }
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+    detector.feed(
+        &bytes[..bytes.len().min(64 * 1024)],
+        bytes.len() <= 64 * 1024,
+    );
+    detector.guess(None, chardetng::Utf8Detection::Allow)
+}
+
+/// Finds `charset=NAME` in the head of the document (covers both
+/// `<meta charset="x">` and `<meta http-equiv content="text/html; charset=x">`).
+fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
+    let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
+    let needle = b"charset=";
+    let mut from = 0;
+    while let Some(pos) = find(&lower[from..], needle) {
+        let start = from + pos + needle.len();
+        let rest = &lower[start..];
+        let rest = rest
+            .strip_prefix(b"\"")
+            .or_else(|| rest.strip_prefix(b"'"))
+            .unwrap_or(rest);
+        let end = rest
+            .iter()
+            .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'.')))
+            .unwrap_or(rest.len());
+        if let Some(encoding) = Encoding::for_label(&rest[..end]) {
+            // A page that says UTF-16 in ASCII cannot be UTF-16 (WHATWG rule).
+            if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
+                return Some(encoding_rs::UTF_8);
+            }
+            return Some(encoding);
+        }
+        from = start;
+    }
+    None
+}
+
+/// Position of `needle` in `haystack`.
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
