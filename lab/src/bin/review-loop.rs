@@ -1,7 +1,7 @@
 //! The review loop as an experiment: do the labels the queue serves first teach
 //! the model more than as many labels of random pairs?
 //!
-//! `cargo bench --bench review_loop [-- --seeds 5 --share 0.05 --only web,Abt-Buy]`
+//! `cargo run --release -p twinpage-lab --bin review-loop -- [--seeds 5 --share 0.05 --only web,Abt-Buy]`
 //!
 //! For each dataset and seed, a start model (the default forest, trained as
 //! `twinpage train` trains it) learns from SHARE of the pool's groups of pairs;
@@ -21,7 +21,7 @@
 //! Every model is measured by F1 at p ≥ 0.5 on a frozen set none trained on: web
 //! pairs `training-data/web/train.csv` → `test.csv` (rendered bodies from the
 //! stored renders, so no browser runs), and the full Walmart-Amazon and Abt-Buy
-//! train → valid splits, which `scripts/er-benchmark.py --only
+//! train → valid splits, which `lab/er-benchmark.py --only
 //! Structured/Walmart-Amazon Textual/Abt-Buy` writes to `target/er-benchmark/pages`
 //! (those datasets are skipped with that hint when the files are missing).
 //!
@@ -85,6 +85,9 @@ struct Point {
 }
 
 fn main() {
+    // Its paths (training-data/, target/) are the repository's, wherever it is started.
+    std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .expect("the repository is where it was built");
     let options = Options::parse();
     let work = tempfile::tempdir().unwrap();
     let datasets = load_datasets(&options, work.path());
@@ -184,7 +187,7 @@ fn load_datasets(options: &Options, work: &Path) -> Vec<Dataset> {
         .filter_map(|(name, train, test, rendering)| {
             if !train.exists() || !test.exists() {
                 eprintln!(
-                    "{name}: {} missing, skipped; `cargo build --release && scripts/er-benchmark.py --only Structured/Walmart-Amazon Textual/Abt-Buy` writes it",
+                    "{name}: {} missing, skipped; `cargo build --release && lab/er-benchmark.py --only Structured/Walmart-Amazon Textual/Abt-Buy` writes it",
                     train.display()
                 );
                 return None;

@@ -7,7 +7,7 @@
 # kind`) and `score` runs its default cascade on them. Needs ../shared/data and
 # `cargo build --release`; about 5 minutes on 2 cores, most of it rendering.
 #
-#     scripts/fresh-pages.sh [OUT]        (default target/fresh-web)
+#     lab/fresh-pages.sh [OUT]        (default target/fresh-web)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 twinpage=target/release/twinpage

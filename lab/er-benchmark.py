@@ -8,7 +8,7 @@ one Markdown table beside the published F1 of other matchers (test splits; ours 
 F1 at p >= 0.5, the share of pairs decided automatically and the precision of those
 decisions.
 
-    scripts/er-benchmark.py [--source ../shared/data] [--work target/er-benchmark]
+    lab/er-benchmark.py [--source ../shared/data] [--work target/er-benchmark]
                             [--twinpage target/release/twinpage] [--only NAME ...] [--seed N]
 
 Needs `cargo build --release` first. Python 3 standard library only. About 3 minutes on

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Recall of a labelled pair file's true duplicate pairs by candidate generation.
 
-    scripts/candidate-recall.py docs PAIRS.csv DOCS.csv
+    lab/candidate-recall.py docs PAIRS.csv DOCS.csv
         writes DOCS.csv (url,html[,rendered] with absolute paths): every distinct
         document of PAIRS.csv once, with its stored render when the pair file names
         one, as a corpus for `twinpage candidates`.
-    scripts/candidate-recall.py recall PAIRS.csv CANDIDATES.csv
+    lab/candidate-recall.py recall PAIRS.csv CANDIDATES.csv
         prints the candidates' count, the duplicate pairs of PAIRS.csv they
         contain (recall) and the distinct pairs they contain.
 
