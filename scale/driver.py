@@ -10,7 +10,7 @@ that grows with the corpus runs on the executors: the binary sketches each parti
 the docs table (`twinpage sketch`), Spark joins documents on (band, key), verifies each
 pair by its estimated Jaccard, the binary scores each partition of the pairs, and Spark
 finds the connected components of the pairs decided duplicate. scale/run-local.sh runs
-it in local mode; README.md says how to submit it to a cluster.
+it in local mode; docs/scale.md says how to submit it to a cluster.
 """
 
 import argparse
@@ -95,7 +95,7 @@ def parse_args():
 
 def run(args):
     # Executors run the binary as named: a relative path is found in their working folder,
-    # where spark-submit --files puts it (README, On Spark).
+    # where spark-submit --files puts it (docs/scale.md).
     binary = args.binary
     docs = os.path.abspath(args.docs)
     if not os.path.isfile(docs):

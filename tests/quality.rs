@@ -2,7 +2,7 @@
 //! generated web pairs and the valid split of the entity-matching pairs.
 //!
 //! The floors are a little under the figures measured when the model was
-//! shipped (see README, "Quality"), so a change that makes the model worse fails
+//! shipped (see lab/RESULTS.md), so a change that makes the model worse fails
 //! here rather than in someone's crawl.
 
 use std::path::Path;

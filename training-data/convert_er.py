@@ -430,7 +430,7 @@ def main(argv=None) -> int:
     ap.add_argument("--full", action="store_true",
                     help="every pair of every dataset's train and valid files, each dataset on "
                          "its own (Structured and Dirty both whole), plain pages, no size "
-                         "budget: the benchmark protocol (scripts/er-benchmark.sh), not for the "
+                         "budget: the benchmark protocol (lab/er-benchmark.sh), not for the "
                          "repository")
     args = ap.parse_args(argv)
 

@@ -12,7 +12,7 @@ use twinpage::candidates::lsh::{self, Lsh};
 use twinpage::candidates::simhash::DEFAULT_HAMMING;
 use twinpage::candidates::sketch::{self, RenderedText, Sketched, TextChoice};
 
-/// A lasting index of min-hash signatures and 64-bit Charikar fingerprints (see README: the index).
+/// A lasting index of min-hash signatures and 64-bit Charikar fingerprints (see docs/candidates.md).
 #[derive(clap::Args)]
 pub struct Args {
     #[command(subcommand)]

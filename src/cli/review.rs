@@ -27,7 +27,7 @@ pub struct Args {
     order: OrderArgs,
 }
 
-/// Which pair comes next (see the README's *The review loop*).
+/// Which pair comes next (see docs/review.md).
 #[derive(clap::Args)]
 struct OrderArgs {
     /// The queue's order: `balanced` serves informative pairs (uncertain, or the

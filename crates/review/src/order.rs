@@ -55,7 +55,7 @@ impl Choice for Order {
 }
 
 /// The default order: the one that taught models fastest in
-/// `cargo run --release -p twinpage-lab --bin review-loop --` (see the README's *The review loop*).
+/// `cargo run --release -p twinpage-lab --bin review-loop --` (see docs/review.md).
 pub const DEFAULT_ORDER: Order = Order::Balanced;
 
 /// An order and its seed: what the page and `review export` are both told.
