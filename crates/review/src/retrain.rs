@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use anyhow::{bail, Result};
 
 use super::SettledLabel;
-use twinpage::model::train::{groups_by_shared_document, part_of, train_on_parts, Part};
+use twinpage::model::train::{groups_by_shared_document, part_of, train_on_parts, Holdout, Part};
 use twinpage::model::{Confusion, LabelledPairs, Metrics, Model, TrainingInfo};
 use twinpage::util::hash::mix64;
 
@@ -93,7 +93,7 @@ pub fn retrain(
             // The parent's own split: the same groups and seed give the same parts.
             let mut held_out = LabelledPairs::default();
             for (i, &group) in original_groups.iter().enumerate() {
-                match part_of(group, parent.seed) {
+                match part_of(group, parent.seed, Holdout::Evaluation) {
                     Part::Evaluation => held_out.push_from(original, i),
                     _ => add(&mut set, &mut parts, original, i, group, seed),
                 }
@@ -172,7 +172,8 @@ pub fn retrain(
     })
 }
 
-/// Adds pair `i` of `from` to the fitting (3 in 4 groups) or calibration part.
+/// Adds pair `i` of `from` to the fitting or calibration part, as training's rule
+/// splits them when the evaluation pairs are kept apart.
 fn add(
     set: &mut LabelledPairs,
     parts: &mut Vec<Part>,
@@ -182,11 +183,7 @@ fn add(
     seed: u64,
 ) {
     set.push_from(from, i);
-    parts.push(if mix64(group ^ mix64(seed ^ 0xca1b)) % 4 == 3 {
-        Part::Calibration
-    } else {
-        Part::Fit
-    });
+    parts.push(part_of(group, seed, Holdout::Frozen));
 }
 
 /// A model's figures on labelled pairs.

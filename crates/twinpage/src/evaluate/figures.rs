@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
+use crate::model::estimator::Estimator;
 use crate::model::metrics::BINS;
+use crate::model::tree::Node;
 use crate::model::{Decision, DecisionPolicy, Judgement, Metrics, Model, Thresholds};
 use crate::pipeline::{Batch, Outcome};
 
@@ -219,7 +221,6 @@ impl Figures {
         });
         mistakes.truncate(MISTAKES);
         let curves = curves(&scored);
-        let estimator = model.estimator.to_json();
         Ok(Figures {
             model: model.id.clone(),
             estimator: model.estimator.kind().to_string(),
@@ -238,10 +239,8 @@ impl Figures {
             overall,
             mistakes,
             importance: model.importance.clone(),
-            splits: split_uses(&estimator, &model.signals),
-            tree: (model.estimator.kind() == "tree")
-                .then(|| tree_levels(&estimator, &model.signals, TREE_LEVELS))
-                .flatten(),
+            splits: split_uses(model.estimator.as_ref(), &model.signals),
+            tree: tree_levels(model.estimator.as_ref(), &model.signals, TREE_LEVELS),
         })
     }
 }
@@ -406,42 +405,31 @@ pub fn trade_off(scored: &[Scored], max_spread: f64) -> Vec<TradeOffPoint> {
         .collect()
 }
 
-/// The trees of an estimator as its model file keeps them: a forest's `trees`,
-/// or the estimator itself when it is a tree.
-fn trees(estimator: &serde_json::Value) -> Vec<&[serde_json::Value]> {
-    match estimator.get("trees").and_then(|t| t.as_array()) {
-        Some(trees) => trees
-            .iter()
-            .filter_map(|t| t.get("nodes").and_then(|n| n.as_array()).map(Vec::as_slice))
-            .collect(),
-        None => estimator
-            .get("nodes")
-            .and_then(|n| n.as_array())
-            .map(Vec::as_slice)
-            .into_iter()
-            .collect(),
+/// A split node's (signal, threshold, left, right), if it is a well-formed split
+/// (its children come after it, as every tree built here and every model file
+/// that validates has them).
+fn split(nodes: &[Node], i: usize) -> Option<(usize, f64, usize, usize)> {
+    match *nodes.get(i)? {
+        Node::Split {
+            signal,
+            threshold,
+            left,
+            right,
+        } if left > i && right > i && left < nodes.len() && right < nodes.len() => {
+            Some((signal, threshold, left, right))
+        }
+        _ => None,
     }
-}
-
-/// A split node's (signal, threshold, left, right).
-fn split(node: &serde_json::Value) -> Option<(usize, f64, usize, usize)> {
-    let n = |k: &str| node.get(k).and_then(serde_json::Value::as_u64);
-    Some((
-        n("signal")? as usize,
-        node.get("threshold")?.as_f64()?,
-        n("left")? as usize,
-        n("right")? as usize,
-    ))
 }
 
 /// How often each signal is tested, over every tree of the estimator; the most
 /// weighty first.
-pub fn split_uses(estimator: &serde_json::Value, signals: &[String]) -> Vec<SplitUse> {
+pub fn split_uses(estimator: &dyn Estimator, signals: &[String]) -> Vec<SplitUse> {
     let mut uses: BTreeMap<usize, (SplitUse, Vec<f64>)> = BTreeMap::new();
-    for nodes in trees(estimator) {
+    for tree in estimator.trees() {
         let mut stack = vec![(0usize, 0usize)];
         while let Some((i, depth)) = stack.pop() {
-            let Some((signal, threshold, left, right)) = nodes.get(i).and_then(split) else {
+            let Some((signal, threshold, left, right)) = split(&tree.nodes, i) else {
                 continue;
             };
             let Some(name) = signals.get(signal) else {
@@ -465,11 +453,8 @@ pub fn split_uses(estimator: &serde_json::Value, signals: &[String]) -> Vec<Spli
             u.near_root += usize::from(depth < 3);
             u.weight += 0.5f64.powi(depth as i32);
             thresholds.push(threshold);
-            // A well-formed tree's children come after their parent.
-            if left > i && right > i {
-                stack.push((left, depth + 1));
-                stack.push((right, depth + 1));
-            }
+            stack.push((left, depth + 1));
+            stack.push((right, depth + 1));
         }
     }
     let mut out: Vec<SplitUse> = uses
@@ -484,59 +469,46 @@ pub fn split_uses(estimator: &serde_json::Value, signals: &[String]) -> Vec<Spli
     out
 }
 
-/// The first `levels` levels of a single tree.
+/// The first `levels` levels of an estimator that is a single tree; `None` for an
+/// ensemble, whose splits [`split_uses`] counts instead.
 pub fn tree_levels(
-    estimator: &serde_json::Value,
+    estimator: &dyn Estimator,
     signals: &[String],
     levels: usize,
 ) -> Option<TreeNode> {
-    let trees = trees(estimator);
-    let nodes = trees.first()?;
-    fn walk(
-        nodes: &[serde_json::Value],
-        signals: &[String],
-        i: usize,
-        level: usize,
-        levels: usize,
-    ) -> TreeNode {
-        let node = &nodes[i];
-        match split(node) {
-            Some((signal, threshold, left, right))
-                if left > i && right > i && left < nodes.len() && right < nodes.len() =>
-            {
-                if level == levels {
-                    return TreeNode::More {
-                        splits: count_splits(nodes, i),
-                    };
-                }
-                TreeNode::Split {
-                    signal: signals.get(signal).cloned().unwrap_or_default(),
-                    threshold,
-                    left: Box::new(walk(nodes, signals, left, level + 1, levels)),
-                    right: Box::new(walk(nodes, signals, right, level + 1, levels)),
-                }
-            }
-            _ => TreeNode::Leaf {
-                cell: node
-                    .get("leaf")
-                    .and_then(serde_json::Value::as_u64)
-                    .unwrap_or(0) as usize,
+    let [tree] = estimator.trees()[..] else {
+        return None;
+    };
+    fn walk(nodes: &[Node], signals: &[String], i: usize, level: usize, levels: usize) -> TreeNode {
+        match split(nodes, i) {
+            Some(_) if level == levels => TreeNode::More {
+                splits: count_splits(nodes, i),
+            },
+            Some((signal, threshold, left, right)) => TreeNode::Split {
+                signal: signals.get(signal).cloned().unwrap_or_default(),
+                threshold,
+                left: Box::new(walk(nodes, signals, left, level + 1, levels)),
+                right: Box::new(walk(nodes, signals, right, level + 1, levels)),
+            },
+            None => TreeNode::Leaf {
+                cell: match nodes[i] {
+                    Node::Leaf { leaf } => leaf,
+                    Node::Split { .. } => 0,
+                },
             },
         }
     }
-    (!nodes.is_empty()).then(|| walk(nodes, signals, 0, 0, levels))
+    (!tree.nodes.is_empty()).then(|| walk(&tree.nodes, signals, 0, 0, levels))
 }
 
 /// Splits in the subtree under node `i`.
-fn count_splits(nodes: &[serde_json::Value], i: usize) -> usize {
+fn count_splits(nodes: &[Node], i: usize) -> usize {
     let mut count = 0;
     let mut stack = vec![i];
     while let Some(i) = stack.pop() {
-        if let Some((_, _, left, right)) = nodes.get(i).and_then(split) {
+        if let Some((_, _, left, right)) = split(nodes, i) {
             count += 1;
-            if left > i && right > i {
-                stack.extend([left, right]);
-            }
+            stack.extend([left, right]);
         }
     }
     count
@@ -545,6 +517,9 @@ fn count_splits(nodes: &[serde_json::Value], i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::forest::Forest;
+    use crate::model::tree::Tree;
+    use crate::model::ForestParams;
 
     fn s(p: f64, label: bool) -> Scored {
         Scored {
@@ -638,21 +613,40 @@ mod tests {
 
     #[test]
     fn splits_and_levels_of_a_small_tree() {
-        let tree = serde_json::json!({"nodes": [
-            {"signal": 1, "threshold": 0.5, "left": 1, "right": 2},
-            {"leaf": 0},
-            {"signal": 0, "threshold": 3.0, "left": 3, "right": 4},
-            {"leaf": 1},
-            {"leaf": 2},
-        ]});
+        let split = |signal, threshold, left, right| Node::Split {
+            signal,
+            threshold,
+            left,
+            right,
+        };
+        let leaf = |leaf| Node::Leaf { leaf };
+        let tree = Tree {
+            nodes: vec![
+                split(1, 0.5, 1, 2),
+                leaf(0),
+                split(0, 3.0, 3, 4),
+                leaf(1),
+                leaf(2),
+            ],
+            ..Tree::default()
+        };
         let names = vec!["a".to_string(), "b".to_string()];
         let uses = split_uses(&tree, &names);
         assert_eq!(uses[0].signal, "b");
         assert_eq!((uses[0].at_root, uses[0].weight), (1, 1.0));
         assert_eq!((uses[1].signal.as_str(), uses[1].weight), ("a", 0.5));
-        let forest = serde_json::json!({"trees": [tree.clone(), tree]});
+        let forest = Forest {
+            params: ForestParams::default(),
+            trees: vec![tree.clone(), tree.clone()],
+            shares: vec![vec![0.0; 3]; 2],
+        };
         assert_eq!(split_uses(&forest, &names)[0].splits, 2);
-        match tree_levels(&forest, &names, 1).unwrap() {
+        assert_eq!(
+            tree_levels(&forest, &names, 1),
+            None,
+            "a forest is not drawn"
+        );
+        match tree_levels(&tree, &names, 1).unwrap() {
             TreeNode::Split { left, right, .. } => {
                 assert_eq!(*left, TreeNode::Leaf { cell: 0 });
                 assert_eq!(*right, TreeNode::More { splits: 1 });

@@ -18,6 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::util::params::{Param, ParamValues};
 
+use super::tree::Tree;
+
 /// A fitted model of the signal space.
 pub trait Estimator: Debug + Send + Sync {
     /// The kind's name (as in [`super::KINDS`] and the model file).
@@ -52,6 +54,11 @@ pub trait Estimator: Debug + Send + Sync {
     fn learner(&self) -> Result<Box<dyn Learner>>;
     /// Its fields as the model file keeps them (`kind` is added beside them).
     fn to_json(&self) -> serde_json::Value;
+    /// Its decision trees: itself for a tree, the members of a forest; none for an
+    /// estimator that is not made of trees. What the figures count and draw.
+    fn trees(&self) -> Vec<&Tree> {
+        Vec::new()
+    }
 }
 
 /// Checked parameters of a kind of estimator.

@@ -249,6 +249,10 @@ impl Estimator for Forest {
         KIND.name
     }
 
+    fn trees(&self) -> Vec<&Tree> {
+        self.trees.iter().collect()
+    }
+
     fn cells(&self) -> usize {
         BINS
     }

@@ -60,9 +60,24 @@ pub enum Part {
     Evaluation,
 }
 
-/// 60 % fit, 20 % calibration, 20 % evaluation, by group, reproducible by seed.
-pub fn part_of(group: u64, seed: u64) -> Part {
-    match mix64(group ^ mix64(seed)) % 10 {
+/// Where the pairs a model is judged on come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holdout {
+    /// Held out of the labelled pairs: 60 % fit, 20 % calibration, 20 % evaluation.
+    Evaluation,
+    /// Kept elsewhere (retraining's frozen set): 75 % fit, 25 % calibration.
+    Frozen,
+}
+
+/// The one rule that splits labelled pairs into parts, for training and
+/// retraining alike: by group of pairs sharing a document (no document on both
+/// sides), reproducible by seed, fit and calibration three to one either way.
+pub fn part_of(group: u64, seed: u64, holdout: Holdout) -> Part {
+    let slots = match holdout {
+        Holdout::Evaluation => 10,
+        Holdout::Frozen => 8,
+    };
+    match mix64(group ^ mix64(seed)) % slots {
         0..=5 => Part::Fit,
         6 | 7 => Part::Calibration,
         _ => Part::Evaluation,
@@ -99,7 +114,7 @@ pub fn train(
 ) -> Result<Trained> {
     let parts: Vec<Part> = groups_by_shared_document(&set.documents)
         .into_iter()
-        .map(|g| part_of(g, seed))
+        .map(|g| part_of(g, seed, Holdout::Evaluation))
         .collect();
     train_on_parts(set, &parts, learner, policy, seed)
 }
@@ -293,13 +308,17 @@ mod tests {
 
     #[test]
     fn parts_are_reproducible_and_balanced() {
-        let parts: Vec<Part> = (0..10_000u64).map(|g| part_of(g, 7)).collect();
-        let again: Vec<Part> = (0..10_000u64).map(|g| part_of(g, 7)).collect();
-        assert_eq!(parts, again);
-        let fit = parts.iter().filter(|&&p| p == Part::Fit).count();
-        assert!((5700..6300).contains(&fit), "{fit}");
-        let other_seed: Vec<Part> = (0..10_000u64).map(|g| part_of(g, 8)).collect();
-        assert_ne!(parts, other_seed);
+        let split = |seed, holdout| -> Vec<Part> {
+            (0..10_000u64).map(|g| part_of(g, seed, holdout)).collect()
+        };
+        let parts = split(7, Holdout::Evaluation);
+        assert_eq!(parts, split(7, Holdout::Evaluation));
+        let count = |parts: &[Part], part| parts.iter().filter(|&&p| p == part).count();
+        assert!((5700..6300).contains(&count(&parts, Part::Fit)));
+        assert_ne!(parts, split(8, Holdout::Evaluation));
+        let frozen = split(7, Holdout::Frozen);
+        assert_eq!(count(&frozen, Part::Evaluation), 0);
+        assert!((7200..7800).contains(&count(&frozen, Part::Fit)));
     }
 
     /// A separable toy problem: the tree learns it, and two trainings agree.

@@ -292,6 +292,10 @@ impl Estimator for Tree {
         self.walk(x, |_| {})
     }
 
+    fn trees(&self) -> Vec<&Tree> {
+        vec![self]
+    }
+
     fn paths(&self, x: &[f64]) -> Vec<Path> {
         vec![Path {
             label: "the tree".into(),
