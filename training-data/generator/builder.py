@@ -165,16 +165,16 @@ def cycle(lst, rng, first=()):
             yield x
 
 
-def attempts(B, split, kind, el, want, first=(), needs_room=True):
+def attempts(B, split, kind, el, want, first=(), needs_room=True, per_pair=6, stream=()):
     """Seeded tries at pages of `el` until the split has `want` pairs of `kind`, or
-    6 × want tries; yields each page with its own random stream and the try's number.
-    Pages without room for one more full-size derived document are passed over when
-    `needs_room`."""
-    it = cycle(el, B.rng(split, kind, 'order'), first=first)
+    per_pair × want tries; yields each page with its own random stream and the try's
+    number. Pages without room for one more full-size derived document are passed over
+    when `needs_room`. `stream`: keys put before the split's in the random streams'."""
+    it = cycle(el, B.rng(*stream, split, kind, 'order'), first=first)
     tries = 0
-    while B.count(split, kind) < want and tries < want * 6 and el:
+    while B.count(split, kind) < want and tries < want * per_pair and el:
         tries += 1
         p = next(it)
         if needs_room and not B.room(p):
             continue
-        yield p, B.rng(split, kind, p.id, tries), tries
+        yield p, B.rng(*stream, split, kind, p.id, tries), tries

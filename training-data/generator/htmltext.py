@@ -161,22 +161,10 @@ class Tree:
                 if tag in CLOSES_P or tag in ('li', 'dt', 'dd', 'tr', 'td', 'th', 'option'):
                     for k in range(len(stack) - 1, 0, -1):
                         t = stack[k].tag
-                        if tag in CLOSES_P and t == 'p':
-                            pop_to(k, tok[1])
-                            break
-                        if tag == 'li' and t == 'li':
-                            pop_to(k, tok[1])
-                            break
-                        if tag in ('dt', 'dd') and t in ('dt', 'dd'):
-                            pop_to(k, tok[1])
-                            break
-                        if tag == 'tr' and t == 'tr':
-                            pop_to(k, tok[1])
-                            break
-                        if tag in ('td', 'th') and t in ('td', 'th'):
-                            pop_to(k, tok[1])
-                            break
-                        if tag == 'option' and t == 'option':
+                        # an open p, li, dt/dd, tr, td/th or option that this start tag ends
+                        if (tag in CLOSES_P and t == 'p') or (tag == t and tag in ('li', 'tr', 'option')) \
+                                or (tag in ('dt', 'dd') and t in ('dt', 'dd')) \
+                                or (tag in ('td', 'th') and t in ('td', 'th')):
                             pop_to(k, tok[1])
                             break
                         if tag == 'li' and t in ('ul', 'ol', 'menu'):
@@ -209,18 +197,7 @@ class Tree:
         close(self.root, len(s), len(s))
 
     def attrs(self, el):
-        s = self.s
-        m = re.match(r'<[^\s/>]*', s[el.s:el.ie])
-        a = {}
-        body = s[el.s + (m.end() if m else 1):el.ie - 1]
-        for mm in ATTR_RE.finditer(body):
-            k = mm.group(1).lower()
-            v = mm.group(2) or ''
-            if v[:1] in ('"', "'"):
-                v = v[1:-1]
-            if k not in a:
-                a[k] = html.unescape(v)
-        return a
+        return tag_attrs(self.s[el.s:el.ie])
 
     def find_all(self, tag):
         return [e for e in self.els if e.tag == tag]
@@ -240,13 +217,15 @@ def tag_attrs(tagtext):
     return a
 
 
-def extract_text(s, lo=0, hi=None, toks=None):
-    """Visible text of s[lo:hi] with a newline at block boundaries."""
+def walk_visible(s, lo=0, hi=None, toks=None):
+    """The tokens of s (toks, or tokenize(s)) that overlap [lo, hi), keeping count of the
+    open hidden elements: yields (token, nh, hidden, brk) for each, nh the number of open
+    hidden elements, hidden their counts by tag and brk whether the token is a block
+    boundary (a block element's start or end tag outside the hidden bookkeeping)."""
     if hi is None:
         hi = len(s)
     if toks is None:
         toks = tokenize(s)
-    parts = []
     hidden = Counter()
     nh = 0
     for t in toks:
@@ -255,24 +234,36 @@ def extract_text(s, lo=0, hi=None, toks=None):
         if t[1] >= hi:
             break
         typ = t[0]
-        if typ == 't':
-            if nh == 0:
-                parts.append(html.unescape(s[max(t[1], lo):min(t[2], hi)]))
-        elif typ == 's':
+        brk = False
+        if typ == 's':
             tag = t[3]
             if tag in HIDDEN:
                 if tag not in VOID:
                     hidden[tag] += 1
                     nh += 1
             elif tag in BLOCK:
-                parts.append('\n')
+                brk = True
         elif typ == 'e':
             tag = t[3]
             if hidden[tag] > 0:
                 hidden[tag] -= 1
                 nh -= 1
             elif tag in BLOCK:
-                parts.append('\n')
+                brk = True
+        yield t, nh, hidden, brk
+
+
+def extract_text(s, lo=0, hi=None, toks=None):
+    """Visible text of s[lo:hi] with a newline at block boundaries."""
+    if hi is None:
+        hi = len(s)
+    parts = []
+    for t, nh, _, brk in walk_visible(s, lo, hi, toks):
+        if t[0] == 't':
+            if nh == 0:
+                parts.append(html.unescape(s[max(t[1], lo):min(t[2], hi)]))
+        elif brk:
+            parts.append('\n')
     txt = ''.join(parts)
     lines = [norm_ws(l) for l in txt.split('\n')]
     return '\n'.join(l for l in lines if l)
@@ -282,32 +273,41 @@ def text_spans(s, lo=0, hi=None, toks=None, include_title=False):
     """(a, b) spans of visible, non-blank text tokens inside [lo, hi)."""
     if hi is None:
         hi = len(s)
-    if toks is None:
-        toks = tokenize(s)
     out = []
-    hidden = Counter()
-    nh = 0
-    for t in toks:
-        if t[2] <= lo:
-            continue
-        if t[1] >= hi:
-            break
-        typ = t[0]
-        if typ == 't':
+    for t, nh, hidden, _ in walk_visible(s, lo, hi, toks):
+        if t[0] == 't':
             if (nh == 0 or (include_title and nh == hidden['title'] + hidden['head'])) \
                     and s[t[1]:t[2]].strip():
                 out.append((max(t[1], lo), min(t[2], hi)))
-        elif typ == 's':
-            tag = t[3]
-            if tag in HIDDEN and tag not in VOID:
-                hidden[tag] += 1
-                nh += 1
-        elif typ == 'e':
-            tag = t[3]
-            if hidden[tag] > 0:
-                hidden[tag] -= 1
-                nh -= 1
     return out
+
+
+def walk_headings(toks, tags=('h1', 'h2')):
+    """Walks toks, yielding (token, start) for each: start is the open heading of `tags`
+    that the token, an end tag of `tags`, closes (the latest one still open), else None."""
+    stack = []
+    for t in toks:
+        st = None
+        if t[0] == 's' and t[3] in tags:
+            stack.append(t)
+        elif t[0] == 'e' and t[3] in tags and stack:
+            st = stack.pop()
+        yield t, st
+
+
+def headings(toks, tags=('h1', 'h2')):
+    """(start tag, end tag) of each closed heading of `tags` in toks, in closing order."""
+    return ((st, t) for t, st in walk_headings(toks, tags) if st is not None)
+
+
+def core_spans(s):
+    """The core of s and its visible text: (core bounds, tokens of s, text spans inside the
+    core), or None when s has no marked core."""
+    cb = core_bounds(s)
+    if not cb:
+        return None
+    toks = tokenize(s)
+    return cb, toks, text_spans(s, cb[0], cb[1], toks)
 
 
 def segments(s, a, b):

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from .builder import Doc
 from .core import MARK_E, MARK_S, add_query, apply_edits, effective_url, esc, site_key, slugify, url_slug
-from .htmltext import BASE_RE, Tree, body_close_start, clean_fragment, core_bounds, extract_text, set_title, tokenize
+from .htmltext import BASE_RE, Tree, body_close_start, clean_fragment, core_bounds, extract_text, headings, set_title, tokenize
 from .lang import NAMES2, loc, rand_date
 from .pages import has_core_fragment, print_body, site_from
 
@@ -259,16 +259,10 @@ class Shell:
         tw = set(w.lower() for w in re.findall(r'\w{3,}', p.title or ''))
         edits = []
         if tw:
-            toks = tokenize(s)
-            stack = []
-            for t in toks:
-                if t[0] == 's' and t[3] in ('h1', 'h2'):
-                    stack.append(t)
-                elif t[0] == 'e' and t[3] in ('h1', 'h2') and stack:
-                    st = stack.pop()
-                    words = set(w.lower() for w in re.findall(r'\w{3,}', extract_text(s[st[2]:t[1]])))
-                    if words and len(words & tw) >= max(1, 0.5 * len(tw)) and len(edits) < 2:
-                        edits.append((st[1], t[2], '<%s class="js-headline"></%s>' % (st[3], st[3])))
+            for st, t in headings(tokenize(s)):
+                words = set(w.lower() for w in re.findall(r'\w{3,}', extract_text(s[st[2]:t[1]])))
+                if words and len(words & tw) >= max(1, 0.5 * len(tw)) and len(edits) < 2:
+                    edits.append((st[1], t[2], '<%s class="js-headline"></%s>' % (st[3], st[3])))
         s = apply_edits(s, edits)
         self.headline = bool(edits)
         return s

@@ -8,7 +8,7 @@ rendered, they are two different articles.
 """
 from collections import defaultdict
 
-from ..builder import REF_GZ, cycle
+from ..builder import REF_GZ, attempts
 from ..shells import Shell, shell_doc, shell_pages, shell_url, shell_variant
 
 KIND = 'app-shell'
@@ -24,12 +24,7 @@ def build(B, split, pages, want, shells):
     for p in el:
         by_group[p.group].append(p)
         by_lang[p.lang].append(p)
-    it = cycle(el, B.rng('scripts', split, KIND, 'order'))
-    tries = 0
-    while B.count(split, KIND) < want and tries < want * 8 and el:
-        tries += 1
-        x = next(it)
-        r = B.rng('scripts', split, KIND, x.id, tries)
+    for x, r, _ in attempts(B, split, KIND, el, want, needs_room=False, per_pair=8, stream=('scripts',)):
         same = [q for q in by_group[x.group] if B.distinct(x, q)]
         lang = [q for q in by_lang[x.lang] if B.distinct(x, q)]
         pool = same if same and r.random() < 0.7 else (lang if lang and r.random() < 0.8 else

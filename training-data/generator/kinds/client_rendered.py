@@ -6,7 +6,7 @@ the article into the DOM (shells.py: templates, data delivery, timing).
 Pages whose content arrives only through scripts look empty, or all alike, to fetched-body
 signals: a model must learn when the rendered body overrules the fetched one.
 """
-from ..builder import cycle
+from ..builder import attempts
 from ..lang import GENERIC_TITLES
 from ..shells import Shell, shell_doc, shell_pages, shell_url, shell_variant
 
@@ -23,12 +23,7 @@ def build(B, split, pages, want):
     titles = sorted({p.ctitle for p in pages if p.ctitle})
     el = shell_pages(pages)
     shells = {}
-    it = cycle(el, B.rng('scripts', split, KIND, 'order'))
-    tries = 0
-    while B.count(split, KIND) < want and tries < want * 8 and el:
-        tries += 1
-        p = next(it)
-        r = B.rng('scripts', split, KIND, p.id, tries)
+    for p, r, _ in attempts(B, split, KIND, el, want, needs_room=False, per_pair=8, stream=('scripts',)):
         shell = Shell(p, r, ['inline-json', 'json-script', 'inline-b64', 'inline-chunks', 'attr-b64',
                              'fetch-json', 'fetch-json'], hybrid_ok=B.script_room(p))
         va, da = B.page_or_near_copy(p, r)

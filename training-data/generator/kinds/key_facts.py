@@ -12,7 +12,7 @@ from urllib.parse import urlunsplit
 from . import second
 from ..builder import attempts, derive, original
 from ..core import add_query, apply_edits, change_number, sibling_url, slugify, url_parts
-from ..htmltext import core_bounds, find_in_spans, text_spans, tokenize
+from ..htmltext import core_bounds, core_spans, find_in_spans, headings, text_spans, tokenize
 from ..lang import ALL_STOP, NAMES2
 from ..pages import has_located_core
 
@@ -85,11 +85,10 @@ def change_names(core_txt, mapping, rng):
 def transform(doc, rng, ctx, numbers_only=False):
     """The page with its key facts changed (numbers_only: figures, see figures.py)."""
     s = doc.html
-    cb = core_bounds(s)
-    if not cb:
+    core = core_spans(s)
+    if not core:
         return None
-    toks = tokenize(s)
-    spans = text_spans(s, cb[0], cb[1], toks)
+    spans = core[2]
     core_txt = ' '.join(s[a:b] for a, b in spans)
     mapping = {}
     nums = Counter(m.group(0) for m in NUM_RE.finditer(core_txt))
@@ -126,19 +125,14 @@ def transform(doc, rng, ctx, numbers_only=False):
     toks2 = tokenize(s2)
     cb2 = core_bounds(s2)
     hedits = []
-    stack = []
-    for t in toks2:
-        if t[0] == 's' and t[3] in ('h1',):
-            stack.append(t)
-        elif t[0] == 'e' and t[3] == 'h1' and stack:
-            st = stack.pop()
-            if cb2 and cb2[0] <= st[1] <= cb2[1]:
-                continue
-            for a, b in text_spans(s2, st[2], t[1], toks2):
-                seg = s2[a:b]
-                new = rx.sub(lambda mm: mapping[mm.group(1)], seg)
-                if new != seg:
-                    hedits.append((a, b, new))
+    for st, t in headings(toks2, ('h1',)):
+        if cb2 and cb2[0] <= st[1] <= cb2[1]:
+            continue
+        for a, b in text_spans(s2, st[2], t[1], toks2):
+            seg = s2[a:b]
+            new = rx.sub(lambda mm: mapping[mm.group(1)], seg)
+            if new != seg:
+                hedits.append((a, b, new))
     s2 = apply_edits(s2, hedits)
     # another product / article of the same site: another URL on the same host
     sc, host, path, q, fr = url_parts(doc.url)

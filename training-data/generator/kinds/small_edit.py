@@ -9,7 +9,7 @@ from urllib.parse import urlunsplit
 
 from ..builder import derive
 from ..core import add_query, apply_edits, url_parts
-from ..htmltext import core_bounds, find_in_spans, text_spans, tokenize
+from ..htmltext import core_spans, find_in_spans
 from ..lang import SYN
 from ..pages import has_located_core
 
@@ -46,11 +46,10 @@ def typo(word, rng):
 
 def transform(doc, rng, ctx):
     s = doc.html
-    cb = core_bounds(s)
-    if not cb:
+    core = core_spans(s)
+    if not core:
         return None
-    toks = tokenize(s)
-    spans = text_spans(s, cb[0], cb[1], toks)
+    cb, _, spans = core
     if not spans:
         return None
     edits = []

@@ -12,7 +12,7 @@ from urllib.parse import urlunsplit
 from . import same_template, second
 from ..builder import Doc, cycle, original
 from ..core import apply_edits, esc, url_parts, url_slug
-from ..htmltext import core_bounds, extract_text, set_title, tag_attrs, tokenize
+from ..htmltext import core_bounds, extract_text, set_title, tag_attrs, tokenize, walk_headings
 from ..lang import loc
 from ..pages import has_core_fragment, print_body, site_from
 
@@ -52,12 +52,8 @@ def transplant(x, ydoc, rng):
     toks = tokenize(s)
     cb = core_bounds(s)
     edits = []
-    stack = []
-    for t in toks:
-        if t[0] == 's' and t[3] in ('h1', 'h2'):
-            stack.append(t)
-        elif t[0] == 'e' and t[3] in ('h1', 'h2') and stack:
-            st = stack.pop()
+    for t, st in walk_headings(toks):
+        if st is not None:
             if cb and cb[0] <= st[1] <= cb[1]:
                 continue
             inner = s[st[2]:t[1]]
