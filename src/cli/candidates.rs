@@ -40,7 +40,7 @@ pub struct Args {
     /// Where rendered bodies are found: a document's text is taken from its stored
     /// render (docs.csv column `rendered`) or cached render when it has one.
     #[command(flatten)]
-    rendering: super::RenderArgs,
+    rendering: super::inputs::RenderArgs,
 }
 
 /// The candidate methods, for `--method`.
@@ -96,7 +96,7 @@ pub fn run(args: Args) -> Result<()> {
     )?;
     let pairs = method.pairs(&sketched.sketches)?;
     let pairs = sketch::filter_sites(pairs, &sketched.docs, args.sites);
-    super::write_output(&args.out, |w| {
+    super::output::write_output(&args.out, |w| {
         write_pairs(
             w,
             &sketched.docs,
@@ -114,5 +114,5 @@ pub fn run(args: Args) -> Result<()> {
         pairs.len(),
         method.kind().name
     );
-    super::write_skipped(&args.out, &sketched.skipped)
+    super::output::write_skipped(&args.out, &sketched.skipped)
 }

@@ -31,7 +31,7 @@ pub fn run(args: Args) -> Result<()> {
             .map(|(a, b)| (a.as_str(), b.as_str())),
         args.max_size,
     );
-    super::write_output(&args.out, |w| write_clusters(w, &found, &decided.documents))?;
+    super::output::write_output(&args.out, |w| write_clusters(w, &found, &decided.documents))?;
     let multi = found.iter().filter(|c| c.members.len() > 1).count();
     let large: Vec<&str> = found
         .iter()

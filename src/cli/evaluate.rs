@@ -52,7 +52,7 @@ pub struct Args {
     #[arg(long)]
     skip_bad: bool,
     #[command(flatten)]
-    render: super::RenderArgs,
+    render: super::inputs::RenderArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -60,8 +60,8 @@ pub fn run(args: Args) -> Result<()> {
         return leave_out(&args, column);
     }
     let (model, batch) =
-        super::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
-    let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
+        super::inputs::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
+    let skipped = super::inputs::unreadable_rows(&batch, args.skip_bad)?;
     let outcomes = pipeline::score(&batch, &model);
     if args.json {
         // model, overall (with its confusion), by {column, groups}, then the
@@ -114,7 +114,7 @@ pub fn run(args: Args) -> Result<()> {
 /// measured on that group.
 fn leave_out(args: &Args, column: &str) -> Result<()> {
     let (model, measured) =
-        super::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
+        super::inputs::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
     let train_files: Vec<PathBuf> = if args.train.is_empty() {
         model.training.files.iter().map(PathBuf::from).collect()
     } else {
@@ -123,11 +123,11 @@ fn leave_out(args: &Args, column: &str) -> Result<()> {
     if train_files.is_empty() {
         bail!("model {} records no training files: give --train", model.id);
     }
-    let training = super::load_batch(&train_files, &args.render)?;
-    super::unreadable_rows(&measured, args.skip_bad)?;
-    super::unreadable_rows(&training, args.skip_bad)?;
+    let training = super::inputs::load_batch(&train_files, &args.render)?;
+    super::inputs::unreadable_rows(&measured, args.skip_bad)?;
+    super::inputs::unreadable_rows(&training, args.skip_bad)?;
     let judged = if args.cascade {
-        let fetched = super::load_fetched_model(args.fetched_model.as_deref())?;
+        let fetched = super::model_files::load_fetched_model(args.fetched_model.as_deref())?;
         cascade_left_out(column, &fetched, &model, &training, &measured)?
     } else {
         model_left_out(column, &model, &training, &measured)?
@@ -181,7 +181,7 @@ fn cascade_left_out(
     training: &Batch,
     measured: &Batch,
 ) -> Result<LeftOutRun> {
-    super::check_layout(fetched, Layout::Fetched)?;
+    super::model_files::check_layout(fetched, Layout::Fetched)?;
     let (first, second) = (fetched.estimator.learner()?, rendered.estimator.learner()?);
     let (groups, pooled) = leave_out::leave_one_out_cascade(
         &pipeline::staged_by(training, column)?,

@@ -21,12 +21,12 @@ pub struct Args {
     #[arg(long, value_name = "M.json")]
     model: Option<PathBuf>,
     #[command(flatten)]
-    render: super::RenderArgs,
+    render: super::inputs::RenderArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let model = super::load_model(args.model.as_deref())?;
-    super::check_layout(&model, args.render.layout())?;
+    let model = super::model_files::load_model(args.model.as_deref())?;
+    super::model_files::check_layout(&model, args.render.layout())?;
     let mut file = PairFile::read(&args.pairs)?;
     let first = match args.row {
         Some(n) if n == 0 || n > file.pairs.len() => {
@@ -40,7 +40,7 @@ pub fn run(args: Args) -> Result<()> {
         None => 1,
     };
     let batch = Batch::of(vec![file], args.render.settings()?.as_ref())?;
-    super::report_renders(&batch.documents);
+    super::inputs::report_renders(&batch.documents);
     for (i, pair) in batch.pairs().enumerate() {
         println!(
             "row {} ({}): {} vs {}",

@@ -59,7 +59,7 @@ struct Common {
     /// Where rendered bodies are found: a document's text is taken from its stored
     /// render (docs.csv column `rendered`) or cached render when it has one.
     #[command(flatten)]
-    rendering: super::RenderArgs,
+    rendering: super::inputs::RenderArgs,
 }
 
 /// How an index matches documents.
@@ -163,7 +163,7 @@ fn add_to_index(args: &AddArgs) -> Result<()> {
     let found = index.matches(&new.docs, &new.sketches, &c.matching(&lsh), true)?;
     if let Some(out) = &args.out {
         write_found(out, c, &corpus, &new, &index, &found)?;
-        super::write_skipped(out, &new.skipped)?;
+        super::output::write_skipped(out, &new.skipped)?;
     }
     let kept: Vec<usize> = (0..new.docs.len())
         .filter(|&i| new.sketches[i].words > 0)
@@ -197,7 +197,7 @@ fn query(args: QueryArgs) -> Result<()> {
         found.len(),
         c.evidence().2
     );
-    super::write_skipped(&args.out, &new.skipped)
+    super::output::write_skipped(&args.out, &new.skipped)
 }
 
 /// Opens the new documents and sketches their slice with the index's `lsh`
@@ -239,7 +239,7 @@ fn write_found(
     });
     let docs: Vec<DocInfo> = new.docs.iter().cloned().chain(stored).collect();
     let (method, evidence, _) = c.evidence();
-    super::write_output(out, |w| {
+    super::output::write_output(out, |w| {
         write_pairs(w, &docs, &corpus.extra_headers, method, &[evidence], found)
     })
 }

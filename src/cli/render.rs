@@ -24,7 +24,7 @@ pub struct Args {
     #[arg(long, value_name = "F.csv", requires = "store")]
     out: Option<PathBuf>,
     #[command(flatten)]
-    render: super::RenderArgs,
+    render: super::inputs::RenderArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {

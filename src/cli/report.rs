@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long)]
     skip_bad: bool,
     #[command(flatten)]
-    render: super::RenderArgs,
+    render: super::inputs::RenderArgs,
 }
 
 /// Models one report can set side by side.
@@ -63,15 +63,15 @@ pub fn run(args: Args) -> Result<()> {
     let mut batches: Vec<(Layout, Batch)> = Vec::new();
     let mut models = Vec::new();
     for path in paths {
-        let model = super::load_model(path)?;
+        let model = super::model_files::load_model(path)?;
         let layout = model.layout();
         if layout == Layout::FetchedAndRendered {
-            super::check_layout(&model, args.render.layout())?;
+            super::model_files::check_layout(&model, args.render.layout())?;
         }
         if !batches.iter().any(|(l, _)| *l == layout) {
             let batch = match layout {
                 Layout::Fetched => Batch::load(&args.pairs, None)?,
-                Layout::FetchedAndRendered => super::load_batch(&args.pairs, &args.render)?,
+                Layout::FetchedAndRendered => super::inputs::load_batch(&args.pairs, &args.render)?,
             };
             batches.push((layout, batch));
         }
@@ -80,11 +80,11 @@ pub fn run(args: Args) -> Result<()> {
             .find(|(l, _)| *l == layout)
             .expect("loaded")
             .1;
-        let skipped = super::unreadable_rows(batch, args.skip_bad)?.len();
+        let skipped = super::inputs::unreadable_rows(batch, args.skip_bad)?.len();
         let outcomes = pipeline::score(batch, &model);
         let figures = Figures::of(&model, batch, &outcomes, args.by.as_deref())?;
         let name = path.map_or_else(
-            || super::DEFAULT_MODEL.to_string(),
+            || super::model_files::DEFAULT_MODEL.to_string(),
             |p| p.display().to_string(),
         );
         let mut explain_args = Vec::new();

@@ -38,16 +38,16 @@ pub struct Args {
     #[arg(long)]
     seed: Option<u64>,
     #[command(flatten)]
-    render: super::RenderArgs,
+    render: super::inputs::RenderArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
     let model_path = args
         .model
         .clone()
-        .unwrap_or_else(|| PathBuf::from(super::DEFAULT_MODEL));
+        .unwrap_or_else(|| PathBuf::from(super::model_files::DEFAULT_MODEL));
     let parent = twinpage::model::Model::load(&model_path)?;
-    super::check_layout(&parent, args.render.layout())?;
+    super::model_files::check_layout(&parent, args.render.layout())?;
     let store = ReviewStore::open_existing(&args.db)?;
     let (reviewed, other_layout) =
         retrain::reviewed_pairs(&store.settled_labels()?, &parent.signals);
@@ -90,9 +90,12 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-fn labelled(pairs: &[PathBuf], render: &super::RenderArgs) -> Result<(LabelledPairs, String)> {
-    let batch = super::load_batch(pairs, render)?;
-    super::unreadable_rows(&batch, false)?;
+fn labelled(
+    pairs: &[PathBuf],
+    render: &super::inputs::RenderArgs,
+) -> Result<(LabelledPairs, String)> {
+    let batch = super::inputs::load_batch(pairs, render)?;
+    super::inputs::unreadable_rows(&batch, false)?;
     pipeline::labelled_pairs(&batch)
 }
 

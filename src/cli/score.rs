@@ -40,7 +40,7 @@ pub struct Args {
     #[arg(long, value_name = "M.json")]
     fetched_model: Option<PathBuf>,
     #[command(flatten)]
-    rendering: super::RenderArgs,
+    rendering: super::inputs::RenderArgs,
 }
 
 /// When `score` renders.
@@ -54,7 +54,7 @@ pub enum RenderWhen {
 pub fn run(mut args: Args) -> Result<()> {
     // A pair queued for review is looked at: its pages get screenshots.
     args.rendering.screenshots |= args.review_db.is_some();
-    let model = super::load_model(args.model.as_deref())?;
+    let model = super::model_files::load_model(args.model.as_deref())?;
     let pairs = std::slice::from_ref(&args.pairs);
     let when = match (model.layout(), args.render) {
         (Layout::Fetched, _) => RenderWhen::Never,
@@ -64,19 +64,19 @@ pub fn run(mut args: Args) -> Result<()> {
     };
     let (batch, outcomes) = match when {
         RenderWhen::Never => {
-            super::check_layout(&model, Layout::Fetched)?;
+            super::model_files::check_layout(&model, Layout::Fetched)?;
             let batch = Batch::load(pairs, None)?;
             let outcomes = pipeline::score(&batch, &model);
             (batch, outcomes)
         }
         RenderWhen::Always => {
-            let batch = super::load_batch(pairs, &args.rendering)?;
+            let batch = super::inputs::load_batch(pairs, &args.rendering)?;
             let outcomes = pipeline::score(&batch, &model);
             (batch, outcomes)
         }
         RenderWhen::Auto => cascade(&args, &model)?,
     };
-    let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
+    let skipped = super::inputs::unreadable_rows(&batch, args.skip_bad)?;
     // The database is opened (and checked) before anything is written, so that a
     // damaged one fails the run before `--out` exists.
     let store = args
@@ -84,8 +84,8 @@ pub fn run(mut args: Args) -> Result<()> {
         .as_deref()
         .map(ReviewStore::open)
         .transpose()?;
-    super::write_output(&args.out, |w| scored::write(w, &batch.files[0], &outcomes))?;
-    super::write_skipped(&args.out, &skipped)?;
+    super::output::write_output(&args.out, |w| scored::write(w, &batch.files[0], &outcomes))?;
+    super::output::write_skipped(&args.out, &skipped)?;
     if let (Some(mut store), Some(db)) = (store, &args.review_db) {
         let cache = match args.rendering.settings()? {
             Some(settings) => Some(RenderCache::open(&settings.cache, settings.options.serve)?),
@@ -104,14 +104,14 @@ pub fn run(mut args: Args) -> Result<()> {
 
 /// `--render auto`: the fetched-only model first, the rendered one on what it leaves open.
 fn cascade(args: &Args, model: &Model) -> Result<(Batch, Vec<Option<Outcome>>)> {
-    let fetched = super::load_fetched_model(args.fetched_model.as_deref())?;
+    let fetched = super::model_files::load_fetched_model(args.fetched_model.as_deref())?;
     let settings = args
         .rendering
         .settings()?
         .context("--render auto needs rendering: drop --no-render")?;
     let mut batch = Batch::load(std::slice::from_ref(&args.pairs), None)?;
     let (outcomes, report) = pipeline::score_cascade(&mut batch, &fetched, model, &settings)?;
-    super::report_renders(&batch.documents);
+    super::inputs::report_renders(&batch.documents);
     eprintln!(
         "twinpage: --render auto: {} of {} pair(s) went on to the rendered model; {} of {} document(s) rendered (or found rendered)",
         report.rendered_pairs, report.pairs, report.rendered_documents, report.documents

@@ -23,13 +23,13 @@ pub struct Args {
     #[arg(long, conflicts_with = "skip_bad")]
     list: bool,
     #[command(flatten)]
-    render: super::RenderArgs,
+    render: super::inputs::RenderArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
     if args.list {
         let described = twinpage::signals::described(Layout::FetchedAndRendered);
-        return super::write_output("-", |w| {
+        return super::output::write_output("-", |w| {
             for (i, (name, meaning)) in described.iter().enumerate() {
                 writeln!(w, "{i:>3}  {name:<45} {meaning}")?;
             }
@@ -37,12 +37,12 @@ pub fn run(args: Args) -> Result<()> {
         });
     }
     let pairs = args.pairs.expect("clap requires --pairs without --list");
-    let batch = super::load_batch(&[pairs], &args.render)?;
-    let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
+    let batch = super::inputs::load_batch(&[pairs], &args.render)?;
+    let skipped = super::inputs::unreadable_rows(&batch, args.skip_bad)?;
     let vectors = pipeline::vectors(&batch);
     let file = &batch.files[0];
     let names = twinpage::signals::names(batch.layout());
-    super::write_output(&args.out, |w| {
+    super::output::write_output(&args.out, |w| {
         let mut csv = csv::Writer::from_writer(w);
         csv.write_record(file.headers.iter().chain(&names))?;
         for (pair, vector) in file.pairs.iter().zip(&vectors) {
@@ -53,5 +53,5 @@ pub fn run(args: Args) -> Result<()> {
         csv.flush()?;
         Ok(())
     })?;
-    super::write_skipped(&args.out, &skipped)
+    super::output::write_skipped(&args.out, &skipped)
 }

@@ -63,7 +63,7 @@ pub struct Args {
     /// Where rendered bodies are found (as `candidates`: a stored or cached render's
     /// text is sketched instead of the fetched body's).
     #[command(flatten)]
-    rendering: super::RenderArgs,
+    rendering: super::inputs::RenderArgs,
 }
 
 /// The sketch's own columns, before the docs file's other ones.
@@ -124,7 +124,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let paths = OutputPaths::new(&corpus.base, &args.pairs_out);
     let mut rows = corpus.documents()?;
-    super::write_output(&args.out, |w| {
+    super::output::write_output(&args.out, |w| {
         let mut csv = csv::Writer::from_writer(w);
         csv.write_record(
             COLUMNS

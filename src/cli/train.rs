@@ -37,7 +37,7 @@ pub struct Args {
     #[arg(long)]
     skip_bad: bool,
     #[command(flatten)]
-    render: super::RenderArgs,
+    render: super::inputs::RenderArgs,
 }
 
 fn kind_names() -> clap::builder::PossibleValuesParser {
@@ -56,8 +56,8 @@ pub fn run(args: Args) -> Result<()> {
         .check_known(kind.params, &estimator_name)?;
     let learner = (kind.learner)(&args.params.values)?;
     let policy = DecisionPolicy::new(args.precision_target)?.with_max_spread(args.max_spread)?;
-    let batch = super::load_batch(&args.pairs, &args.render)?;
-    let skipped = super::unreadable_rows(&batch, args.skip_bad)?;
+    let batch = super::inputs::load_batch(&args.pairs, &args.render)?;
+    let skipped = super::inputs::unreadable_rows(&batch, args.skip_bad)?;
     let (set, fingerprint) = pipeline::labelled_pairs(&batch)?;
     let trained = train::train(&set, learner.as_ref(), &policy, args.seed)?;
     let training = TrainingInfo {
@@ -76,7 +76,7 @@ pub fn run(args: Args) -> Result<()> {
         None,
     );
     model.save(&args.out)?;
-    super::write_skipped(&args.out.display().to_string(), &skipped)?;
+    super::output::write_skipped(&args.out.display().to_string(), &skipped)?;
     println!(
         "trained {} on {} pairs ({} fit, {} calibration, {} evaluation)",
         model.id,

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use anyhow::{bail, Result};
 
-use super::SettledLabel;
+use crate::store::SettledLabel;
 use twinpage::model::train::{groups_by_shared_document, part_of, train_on_parts, Holdout, Part};
 use twinpage::model::{Confusion, LabelledPairs, Metrics, Model, TrainingInfo};
 use twinpage::util::hash::mix64;

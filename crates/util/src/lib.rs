@@ -8,20 +8,12 @@ pub mod choice;
 pub mod hash;
 pub mod output;
 pub mod params;
+pub mod process;
 pub mod progress;
 pub mod union_find;
 
 pub use choice::Choice;
 pub use output::write_atomically;
-
-/// Whether no process has this pid any more (the owner of a file left behind by a
-/// run that was killed). A reused pid reads as alive: the file then stays, which is
-/// the safe mistake.
-pub fn process_is_gone(pid: i32) -> bool {
-    // SAFETY: kill(2) with signal 0 only checks that the process exists.
-    pid > 0
-        && unsafe { libc::kill(pid, 0) } != 0
-        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
-}
+pub use process::process_is_gone;
 pub use progress::Progress;
 pub use union_find::UnionFind;

@@ -68,7 +68,7 @@ fn sweep_stale_temporaries(dir: &Path) {
             .to_str()
             .and_then(|n| n.strip_prefix(TEMP_PREFIX)?.strip_suffix(TEMP_SUFFIX))
             .and_then(|rest| rest.split_once('-')?.0.parse::<i32>().ok());
-        if writer.is_some_and(crate::process_is_gone) {
+        if writer.is_some_and(crate::process::process_is_gone) {
             let _ = std::fs::remove_file(entry.path());
         }
     }

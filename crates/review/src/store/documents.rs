@@ -5,7 +5,7 @@ use anyhow::Result;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::ReviewStore;
+use super::database::ReviewStore;
 
 /// One document as the queue keeps it.
 #[derive(Debug, Clone)]

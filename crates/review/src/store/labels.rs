@@ -10,7 +10,9 @@ use anyhow::{bail, Result};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 
-use super::{json_column, lease, now_ms, pair_exists, ReviewStore};
+use super::database::ReviewStore;
+use super::lease::{lease, now_ms};
+use super::rows::{json_column, pair_exists};
 
 /// A reviewer's judgement of a pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

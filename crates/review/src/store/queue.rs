@@ -8,9 +8,11 @@ use anyhow::Result;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 
+use super::database::ReviewStore;
 use super::documents::{store_document, StoredDocument};
 use super::labels::Verdict;
-use super::{json_column, lease, now_ms, pair_exists, ReviewStore};
+use super::lease::{lease, now_ms};
+use super::rows::{json_column, pair_exists};
 use crate::hint::{hint, CellRow, Hint};
 use crate::order::{rank, Candidate, QueueOrder, Reason};
 use twinpage::model::Explanation;

@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 use rusqlite::TransactionBehavior;
 
-use super::ReviewStore;
+use super::database::ReviewStore;
 
 /// The schema, one migration per version; `PRAGMA user_version` says how many ran.
 const MIGRATIONS: &[&str] = &[

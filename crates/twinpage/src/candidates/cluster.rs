@@ -13,8 +13,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::util::hash::fnv1a;
-use crate::util::UnionFind;
+use twinpage_util::hash::fnv1a;
+use twinpage_util::UnionFind;
 
 /// One cluster of documents.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,10 +11,12 @@ use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
 
+use super::candidate::Candidate;
 use super::method::{Method, MethodKind, Sketch};
-use super::{agreeing, minhash, pairs_sharing, simhash, Candidate};
+use super::sharing::{agreeing, pairs_sharing};
+use super::{minhash, simhash};
 use crate::distance::hamming;
-use crate::util::params::Param;
+use twinpage_util::params::Param;
 
 /// Broder's pairs confirmed by a wide Charikar fingerprint.
 pub const KIND: MethodKind = MethodKind {

@@ -236,7 +236,7 @@ pub fn write_pairs(
     extra_headers: &[String],
     method: &str,
     evidence_columns: &[&str],
-    pairs: &[super::Candidate],
+    pairs: &[super::candidate::Candidate],
 ) -> Result<()> {
     let rendered = docs.iter().any(|d| !d.rendered.is_empty());
     let sided: Vec<String> = extra_headers

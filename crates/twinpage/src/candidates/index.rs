@@ -33,13 +33,14 @@ use serde::{Deserialize, Serialize};
 
 use rayon::prelude::*;
 
+use super::candidate::Candidate;
 use super::corpus::DocInfo;
 use super::lsh::{self, BandTables, Lsh};
 use super::method::Sketch;
+use super::simhash;
 use super::sketch::TextChoice;
-use super::{simhash, Candidate};
-use crate::util::hash::fnv1a;
-use crate::util::write_atomically;
+use twinpage_util::hash::fnv1a;
+use twinpage_util::write_atomically;
 
 /// The index format this build reads and writes.
 pub const VERSION: u32 = 2;
@@ -373,7 +374,7 @@ impl Index {
                         })
                         .collect()
                 }
-                Matching::Jaccard(lsh) => super::Method::pairs(*lsh, new)?,
+                Matching::Jaccard(lsh) => super::method::Method::pairs(*lsh, new)?,
             });
         }
         out.sort();

@@ -23,11 +23,12 @@
 use anyhow::{ensure, Result};
 use rayon::prelude::*;
 
+use super::candidate::Candidate;
 use super::method::{Method, MethodKind, Sketch};
-use super::{same_key_pairs, Candidate};
+use super::sharing::same_key_pairs;
 use crate::document::text;
-use crate::util::hash::mix64;
-use crate::util::params::{Param, ParamValues};
+use twinpage_util::hash::mix64;
+use twinpage_util::params::{Param, ParamValues};
 
 pub const KIND: MethodKind = MethodKind {
     name: "lsh",

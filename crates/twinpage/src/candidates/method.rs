@@ -6,14 +6,36 @@
 //! finds every such pair of a corpus without comparing all pairs
 //! ([`Method::pairs`], the search, which must return exactly what `judge`
 //! accepts). A new method is one new file that implements it and declares a
-//! [`MethodKind`], plus its line in [`super::METHODS`]; its parameters become
+//! [`MethodKind`], plus its line in [`METHODS`]; its parameters become
 //! flags of `candidates`, `baseline` and the rest by themselves.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
-use super::{agreeing, sharing, Candidate};
+use super::candidate::Candidate;
+use super::sharing::{agreeing, sharing};
+use super::{combined, lsh, minhash, pugh, simhash};
 use crate::document::text;
-use crate::util::params::{Param, ParamValues};
+use twinpage_util::params::{Param, ParamValues};
+
+/// Every candidate method, the default first: a new method is one line here.
+pub const METHODS: &[MethodKind] = &[
+    lsh::KIND,
+    simhash::KIND,
+    minhash::KIND,
+    combined::KIND,
+    pugh::KIND,
+];
+
+/// The method called `name`.
+pub fn method_named(name: &str) -> Result<&'static MethodKind> {
+    match METHODS.iter().find(|m| m.name == name) {
+        Some(kind) => Ok(kind),
+        None => {
+            let known: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+            bail!("no candidate method `{name}` (known: {})", known.join(", "))
+        }
+    }
+}
 
 /// What a method keeps of a document: a few numbers, never its text.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -113,7 +135,6 @@ pub fn judge(method: &dyn Method, a: &Sketch, b: &Sketch) -> Option<Vec<String>>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::candidates::{method_named, METHODS};
     use rand::{Rng, SeedableRng};
 
     /// Word sequences: some random, some copies with a few words changed.

@@ -10,14 +10,14 @@
 //! 0.026 at r = 0.80 (the Yandex seed rounds the first to 0.90). Every pair of
 //! supershingles is a megashingle (15 per page): sharing one megashingle is
 //! sharing two supershingles, so the pairs come from sorting megashingles
-//! ([`super::pairs_sharing`]).
+//! ([`super::sharing::pairs_sharing`]).
 
 use anyhow::{bail, Result};
 
 use super::method::{MethodKind, Sharing};
 use crate::document::text;
-use crate::util::hash::mix64;
-use crate::util::params::{Param, ParamValues};
+use twinpage_util::hash::mix64;
+use twinpage_util::params::{Param, ParamValues};
 
 /// Broder's supershingles, at least `min-shared` of them shared.
 pub const KIND: MethodKind = MethodKind {
@@ -167,7 +167,7 @@ pub fn supershingles_of_set(shingles: &[u64], params: &Params) -> Vec<u64> {
 
 /// Megashingles: one fingerprint per pair of supershingles (15 for 6).
 pub fn megashingles(supershingles: &[u64]) -> Vec<u64> {
-    super::combinations(supershingles.len(), 2)
+    super::sharing::combinations(supershingles.len(), 2)
         .iter()
         .map(|p| mix64(supershingles[p[0]] ^ mix64(supershingles[p[1]])))
         .collect()
@@ -179,7 +179,7 @@ pub fn p_at_least(r: f64, group: usize, groups: usize, min_shared: usize) -> f64
     let q = r.powi(group as i32);
     let below: f64 = (0..min_shared)
         .map(|j| {
-            super::binomial(groups, j) as f64
+            super::sharing::binomial(groups, j) as f64
                 * q.powi(j as i32)
                 * (1.0 - q).powi((groups - j) as i32)
         })
@@ -190,7 +190,7 @@ pub fn p_at_least(r: f64, group: usize, groups: usize, min_shared: usize) -> f64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::candidates::agreeing;
+    use crate::candidates::sharing::agreeing;
 
     #[test]
     fn probabilities_match_the_seed() {

@@ -11,8 +11,8 @@
 use anyhow::{bail, Result};
 
 use super::method::{MethodKind, Sharing};
-use crate::util::hash::mix64;
-use crate::util::params::Param;
+use twinpage_util::hash::mix64;
+use twinpage_util::params::Param;
 
 /// Pugh's list fingerprints, one shared.
 pub const KIND: MethodKind = MethodKind {
@@ -99,7 +99,7 @@ pub fn fingerprints(ids: &[u32], params: &Params) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::candidates::agreeing;
+    use crate::candidates::sharing::agreeing;
 
     #[test]
     fn one_edit_changes_one_list_per_repeat() {

@@ -17,12 +17,13 @@
 use anyhow::{bail, Result};
 use rayon::prelude::*;
 
+use super::candidate::Candidate;
 use super::method::{Method, MethodKind, Sketch};
-use super::{combinations, Candidate};
+use super::sharing::combinations;
 use crate::distance::hamming;
 use crate::document::text;
-use crate::util::hash::mix64;
-use crate::util::params::Param;
+use twinpage_util::hash::mix64;
+use twinpage_util::params::Param;
 
 /// Charikar fingerprints within Hamming distance k, found by permuted tables.
 pub const KIND: MethodKind = MethodKind {

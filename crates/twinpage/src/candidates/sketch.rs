@@ -26,14 +26,14 @@ use std::str::FromStr;
 use anyhow::{anyhow, bail, Result};
 use rayon::prelude::*;
 
+use super::candidate::Candidate;
 use super::corpus::{Corpus, CorpusDoc, DocInfo, OutputPaths};
 use super::method::{Method, Sketch};
-use super::Candidate;
 use crate::document::attributes::page_text;
 use crate::document::decode::{self, DecodedBody};
 use crate::document::{text, url::UrlParts, Skipped};
-use crate::render::{self, RenderCache, RenderSettings, RenderedBody, Request};
-use crate::util::Progress;
+use twinpage_render::{self as render, RenderCache, RenderSettings, RenderedBody, Request};
+use twinpage_util::Progress;
 
 /// Rows read and sketched together: enough to keep both cores busy, small
 /// enough that a chunk of bodies never fills memory.

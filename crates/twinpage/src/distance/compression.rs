@@ -2,7 +2,7 @@
 
 use zstd::zstd_safe::{compress_bound, CCtx, CParameter, Strategy};
 
-use super::ratio;
+use super::normalised::ratio;
 
 /// zstd parameters of every [`Compressor`].
 ///

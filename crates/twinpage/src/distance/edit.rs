@@ -9,7 +9,8 @@
 use rapidfuzz::distance::{levenshtein as lev, osa};
 use std::collections::HashMap;
 
-use super::{ratio, shorter_first};
+use super::normalised::ratio;
+use super::tokens::shorter_first;
 
 /// Levenshtein distance on token sequences (bit-parallel), normalised by the longer
 /// length -> `[0, 1]`. Two empty sequences are at distance 0.
@@ -253,7 +254,7 @@ fn myers_word(deltas: &mut (u64, u64), mask: u64, hp_in: u64, hn_in: u64) -> (u6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::distance::longest_common_substring;
+    use crate::distance::substring::longest_common_substring;
     use crate::distance::testing::{mutate, Lcg};
 
     /// Textbook O(n·m) Levenshtein, the reference for the bit-parallel ones.

@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use super::{ratio, unit};
+use super::normalised::{ratio, unit};
 
 /// Jaccard distance of two sorted, deduplicated sets of `u64` (shingle hashes):
 /// `1 - |A ∩ B| / |A ∪ B|`, by a merge walk. Two empty sets are at distance 0.

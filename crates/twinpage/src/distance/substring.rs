@@ -2,7 +2,7 @@
 
 use std::collections::hash_map::{Entry, HashMap};
 
-use super::shorter_first;
+use super::tokens::shorter_first;
 
 /// Length in tokens of the longest common substring (contiguous run of tokens).
 ///

@@ -13,7 +13,7 @@ use super::decode::DecodedBody;
 use super::idf::IdfTable;
 use super::record::{self, Record};
 use super::text;
-use crate::util::hash::fnv1a;
+use twinpage_util::hash::fnv1a;
 
 /// How many top tf-idf terms a body keeps for the cosine test (the seed's 100).
 pub const TOP_TERMS: usize = 100;

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-pub use crate::util::body::MAX_BODY_BYTES;
-use crate::util::body::{find, read_decompressed, sniff_encoding};
+pub use twinpage_util::body::MAX_BODY_BYTES;
+use twinpage_util::body::{find, read_decompressed, sniff_encoding};
 
 /// File names a folder of pages holds documents under.
 const HTML_SUFFIXES: [&str; 4] = [".html", ".htm", ".html.gz", ".htm.gz"];

@@ -4,17 +4,9 @@
 //! Nothing here knows about signals, models or browsers: a body goes in, its
 //! attributes come out, from one parse.
 
-/// A CSS selector compiled once per process, as a `&'static Matcher` for
-/// `select_matcher`: every page of a crawl is asked the same few selectors, and
-/// compiling one costs more than matching it on a small page.
-macro_rules! css {
-    ($selector:expr) => {{
-        static MATCHER: std::sync::LazyLock<dom_query::Matcher> = std::sync::LazyLock::new(|| {
-            dom_query::Matcher::new($selector).expect("a valid CSS selector")
-        });
-        &*MATCHER
-    }};
-}
+// `css!` is used by the modules declared after it.
+#[macro_use]
+mod css;
 
 pub mod attributes;
 pub mod decode;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::rows::RowReader;
-use crate::util::write_atomically;
+use twinpage_util::write_atomically;
 
 /// Columns a pair file must have.
 pub const REQUIRED_COLUMNS: [&str; 4] = ["url_a", "url_b", "html_a", "html_b"];

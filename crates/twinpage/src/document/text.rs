@@ -7,7 +7,7 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::util::hash::{fnv1a, mix64};
+use twinpage_util::hash::{fnv1a, mix64};
 
 /// Number of words in a shingle (an N-word phrase).
 pub const SHINGLE_WORDS: usize = 4;

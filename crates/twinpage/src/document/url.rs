@@ -3,7 +3,7 @@
 
 use url::Url;
 
-use crate::util::hash::fnv1a;
+use twinpage_util::hash::fnv1a;
 
 /// A URL taken apart. Unparseable URLs give empty parts, not errors: a pair file
 /// may hold ids or relative names in its URL columns and must still score.

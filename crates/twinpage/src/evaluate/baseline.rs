@@ -15,8 +15,8 @@ use crate::candidates::sketch::{read_text, TextChoice};
 use crate::candidates::{method_named, METHODS};
 use crate::document::{text, PairFile};
 use crate::model::{Confusion, Decision, Metrics};
-use crate::util::params::ParamValues;
-use crate::util::Progress;
+use twinpage_util::params::ParamValues;
+use twinpage_util::Progress;
 
 /// One detector.
 #[derive(Clone, Copy)]

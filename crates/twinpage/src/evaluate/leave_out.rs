@@ -239,7 +239,7 @@ mod tests {
     use super::*;
     use crate::model::TreeParams;
     use crate::pipeline::FetchedEvidence;
-    use crate::util::hash::mix64;
+    use twinpage_util::hash::mix64;
 
     /// Three kinds, each told apart by signal 0: every model is measured on
     /// the kind it did not train on, and still judges it right.

@@ -44,7 +44,7 @@ use md5::{Digest, Md5};
 
 use crate::candidates::minhash;
 use crate::document::text;
-use crate::util::hash::{fnv1a, mix64};
+use twinpage_util::hash::{fnv1a, mix64};
 
 /// The detectors of the seed's Table 1, and A12.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! [`Learner`] is a kind's checked parameters: the only thing that can fit one.
 //!
 //! A new kind of estimator is one new file that implements both traits and
-//! declares a [`Kind`], plus its line in [`super::KINDS`].
+//! declares a [`Kind`], plus its line in [`super::kinds::KINDS`].
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -16,13 +16,13 @@ use std::sync::Arc;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::util::params::{Param, ParamValues};
+use twinpage_util::params::{Param, ParamValues};
 
 use super::tree::Tree;
 
 /// A fitted model of the signal space.
 pub trait Estimator: Debug + Send + Sync {
-    /// The kind's name (as in [`super::KINDS`] and the model file).
+    /// The kind's name (as in [`super::kinds::KINDS`] and the model file).
     fn kind(&self) -> &'static str;
     /// Number of cells; cells are `0..cells()`.
     fn cells(&self) -> usize;
@@ -135,7 +135,7 @@ pub(crate) mod json {
             .and_then(|object| object.remove("kind"))
             .and_then(|kind| kind.as_str().map(str::to_string))
             .ok_or_else(|| D::Error::custom("the estimator names no `kind`"))?;
-        let kind = super::super::estimator_named(&name).map_err(D::Error::custom)?;
+        let kind = super::super::kinds::estimator_named(&name).map_err(D::Error::custom)?;
         (kind.read)(fields).map_err(|e| D::Error::custom(format!("{e:#}")))
     }
 }

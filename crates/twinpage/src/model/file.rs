@@ -16,9 +16,9 @@ use serde::Deserialize;
 use super::calibration::{Calibration, Cell};
 use super::decision::{DecisionPolicy, Thresholds};
 use super::metrics::Metrics;
+use super::model::{Model, TrainingInfo, FORMAT};
 use super::tree::{Node, Tree, TreeParams};
-use super::{Model, TrainingInfo, FORMAT};
-use crate::util::write_atomically;
+use twinpage_util::write_atomically;
 
 impl Model {
     /// Reads a model file and checks that it fits the running code.

@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use super::estimator::{Committee, Estimator, Kind, Learner, Path};
 use super::tree::{Tree, TreeParams, MAX_DEPTH, MIN_LEAF_WEIGHT};
-use crate::util::hash::mix64;
-use crate::util::params::Param;
+use twinpage_util::hash::mix64;
+use twinpage_util::params::Param;
 
 /// The forest as a kind of estimator.
 pub const KIND: Kind = Kind {
@@ -334,7 +334,7 @@ impl Estimator for Forest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::util::params::ParamValues;
+    use twinpage_util::params::ParamValues;
 
     /// Signal 0 decides; signal 1 is noise.
     fn toy() -> (Vec<Vec<f64>>, Vec<bool>) {

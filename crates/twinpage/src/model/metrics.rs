@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Decision;
+use super::decision::Decision;
 
 /// Counts of labels against decisions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

@@ -16,199 +16,20 @@ pub mod estimator;
 pub mod explanation;
 mod file;
 pub mod forest;
+pub mod kinds;
 pub mod metrics;
+#[allow(clippy::module_inception)]
+mod model;
 pub mod train;
 pub mod tree;
-
-use std::sync::Arc;
-
-use serde::{Deserialize, Serialize};
 
 pub use calibration::Calibration;
 pub use decision::{Decision, DecisionPolicy, Judgement, Thresholds};
 pub use estimator::{Committee, Estimator, Learner};
 pub use explanation::{ExplainedPath, ExplainedStep, Explanation};
 pub use forest::ForestParams;
+pub use kinds::{estimator_named, KINDS};
 pub use metrics::{Confusion, Metrics};
+pub use model::{Model, SignalImportance, TrainingInfo, FORMAT};
 pub use train::LabelledPairs;
 pub use tree::TreeParams;
-
-use anyhow::{bail, Result};
-
-use crate::signals::Layout;
-
-/// Every kind of estimator, the default first: a new kind is one line here.
-pub const KINDS: &[estimator::Kind] = &[forest::KIND, tree::KIND];
-
-/// The kind of estimator called `name`.
-pub fn estimator_named(name: &str) -> Result<&'static estimator::Kind> {
-    match KINDS.iter().find(|k| k.name == name) {
-        Some(kind) => Ok(kind),
-        None => {
-            let known: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
-            bail!("no estimator `{name}` (known: {})", known.join(", "))
-        }
-    }
-}
-
-/// Version of the model file format this build writes (it reads format 1 too).
-pub const FORMAT: u32 = 2;
-
-/// How the model was trained, for whoever reads the file later.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TrainingInfo {
-    /// The pair files, as given.
-    pub files: Vec<String>,
-    /// Labelled pairs used, and how they were split.
-    pub pairs: usize,
-    pub duplicates: usize,
-    pub fit_pairs: usize,
-    pub calibration_pairs: usize,
-    pub evaluation_pairs: usize,
-    /// blake3 of every pair's two document hashes and label, in order: the same
-    /// fingerprint means the same training data.
-    pub fingerprint: String,
-    /// Labels from the review queue among the pairs (retrained models).
-    #[serde(default)]
-    pub reviewed_labels: usize,
-}
-
-/// A trained model, as stored.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Model {
-    pub format: u32,
-    /// Content hash of what decides pairs: signals, estimator, calibration, thresholds.
-    pub id: String,
-    pub twinpage_version: String,
-    /// Signal names in vector order.
-    pub signals: Vec<String>,
-    #[serde(with = "estimator::json")]
-    pub estimator: Arc<dyn Estimator>,
-    pub calibration: Calibration,
-    pub policy: DecisionPolicy,
-    pub thresholds: Thresholds,
-    pub seed: u64,
-    pub training: TrainingInfo,
-    /// Metrics on the evaluation split, which neither fitting nor calibration saw.
-    pub heldout: Metrics,
-    /// The model this one was retrained from, if any.
-    #[serde(default)]
-    pub parent: Option<String>,
-    /// Which signals matter: permutation importance on the evaluation pairs,
-    /// most important first.
-    #[serde(default)]
-    pub importance: Vec<SignalImportance>,
-}
-
-/// One signal's permutation importance: how much the Brier score of the
-/// calibrated confidence rises on held-out pairs when its values are shuffled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SignalImportance {
-    pub signal: String,
-    pub brier_increase: f64,
-}
-
-impl Model {
-    /// A model from what training produced, its id stamped.
-    pub fn new(
-        signals: Vec<String>,
-        policy: DecisionPolicy,
-        seed: u64,
-        training: TrainingInfo,
-        trained: train::Trained,
-        parent: Option<String>,
-    ) -> Model {
-        let mut importance: Vec<SignalImportance> = signals
-            .iter()
-            .zip(&trained.importance)
-            .map(|(signal, &brier_increase)| SignalImportance {
-                signal: signal.clone(),
-                brier_increase,
-            })
-            .collect();
-        importance.sort_by(|a, b| b.brier_increase.total_cmp(&a.brier_increase));
-        let mut model = Model {
-            format: FORMAT,
-            id: String::new(),
-            twinpage_version: env!("CARGO_PKG_VERSION").to_string(),
-            signals,
-            estimator: trained.estimator,
-            calibration: trained.calibration,
-            policy,
-            thresholds: trained.thresholds,
-            seed,
-            training: TrainingInfo {
-                fit_pairs: trained.fit_pairs,
-                calibration_pairs: trained.calibration_pairs,
-                evaluation_pairs: trained.evaluation_pairs,
-                ..training
-            },
-            heldout: trained.heldout,
-            parent,
-            importance,
-        };
-        let content = serde_json::to_vec(&(
-            &model.signals,
-            model.estimator.to_json(),
-            &model.calibration,
-            &model.thresholds,
-        ))
-        .expect("a model serialises");
-        model.id = blake3::hash(&content).to_hex()[..16].to_string();
-        model
-    }
-
-    /// The layout of vectors this model reads.
-    pub fn layout(&self) -> Layout {
-        Layout::of(&self.signals)
-    }
-
-    /// What the model says of a signal vector: its calibrated confidence and the
-    /// disagreement of the estimator's members.
-    pub fn judge(&self, x: &[f64]) -> Judgement {
-        self.calibration.judge(self.estimator.as_ref(), x)
-    }
-
-    /// Where a pair so judged is routed.
-    pub fn decide(&self, judgement: Judgement) -> Decision {
-        self.thresholds.route(judgement)
-    }
-
-    /// Why a signal vector gets its confidence.
-    pub fn explain(&self, x: &[f64]) -> Explanation {
-        let cell = self.estimator.cell(x);
-        let paths = self
-            .estimator
-            .paths(x)
-            .into_iter()
-            .map(|path| ExplainedPath {
-                tree: path.label,
-                steps: path
-                    .steps
-                    .into_iter()
-                    .map(|step| ExplainedStep {
-                        signal: self.signals[step.signal].clone(),
-                        value: step.value,
-                        threshold: step.threshold,
-                        went_left: step.went_left,
-                    })
-                    .collect(),
-            });
-        let mut paths: Vec<ExplainedPath> = paths.collect();
-        let first = if paths.is_empty() {
-            ExplainedPath::default()
-        } else {
-            paths.remove(0)
-        };
-        Explanation {
-            tree: first.tree,
-            steps: first.steps,
-            more_paths: paths,
-            committee: self.estimator.committee(x),
-            cell,
-            counts: self.calibration.cells[cell].into(),
-            p_duplicate: self.calibration.cells[cell].p_duplicate,
-            thresholds: self.thresholds,
-        }
-    }
-}

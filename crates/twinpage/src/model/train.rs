@@ -15,8 +15,8 @@ use super::decision::{DecisionPolicy, Judgement, Thresholds};
 use super::estimator::{Estimator, Learner};
 use super::metrics::{Confusion, Metrics};
 use crate::signals::MISSING;
-use crate::util::hash::mix64;
-use crate::util::UnionFind;
+use twinpage_util::hash::mix64;
+use twinpage_util::UnionFind;
 
 /// Labelled signal vectors, with the content hashes of each pair's two documents
 /// (pairs that share a document are kept in one part of every split).

@@ -14,7 +14,7 @@ use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};
 
 use super::estimator::{Estimator, Kind, Learner, Path, Step};
-use crate::util::params::{Param, ParamValues};
+use twinpage_util::params::{Param, ParamValues};
 
 /// The tree as a kind of estimator.
 pub const KIND: Kind = Kind {

@@ -6,8 +6,8 @@ use anyhow::{bail, Result};
 
 use super::documents::DocumentSet;
 use crate::document::{IdfTable, Pair, PairFile, Skipped};
-use crate::render::RenderSettings;
 use crate::signals::Layout;
+use twinpage_render::RenderSettings;
 
 /// Pair files read and their documents parsed, ready for the tests.
 pub struct Batch {

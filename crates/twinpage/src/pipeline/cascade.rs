@@ -15,9 +15,9 @@ use super::score::{outcome, score, Outcome, DECIDED_MODEL};
 use crate::distance::sets::containment;
 use crate::document::{Document, IdfTable, Pair};
 use crate::model::{Decision, Model};
-use crate::render::RenderSettings;
 use crate::signals::Layout;
-use crate::util::Progress;
+use twinpage_render::RenderSettings;
+use twinpage_util::Progress;
 
 /// `decided_by` of a pair the fetched-only stage decided.
 pub const DECIDED_FETCHED: &str = "fetched";

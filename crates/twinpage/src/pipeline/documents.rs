@@ -11,9 +11,9 @@ use rayon::prelude::*;
 use crate::document::attributes::RenderedAttributes;
 use crate::document::decode::{decode_bytes, read_body, DecodedBody, MAX_BODY_BYTES};
 use crate::document::{Document, IdfTable, Pair};
-use crate::render::{self, RenderSettings, RenderedBody, Request, SupplyReport};
 use crate::signals::{Layout, PairBodies};
-use crate::util::Progress;
+use twinpage_render::{self as render, RenderSettings, RenderedBody, Request, SupplyReport};
+use twinpage_util::Progress;
 
 /// One render request per distinct fetched body of `pairs`, in path order, with
 /// the first stored render a pair file gives for it.

@@ -10,7 +10,7 @@ use super::batch::Batch;
 use crate::document::{Document, Pair};
 use crate::model::{Decision, Model};
 use crate::signals::{self, Layout, PairBodies};
-use crate::util::Progress;
+use twinpage_util::Progress;
 
 /// What the model made of one pair.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,7 +5,7 @@
 //! shared template does not make two pages look alike and a changed template does not
 //! make a copy look different; word sequences are compared as hashed word ids.
 
-use super::{BodyPair, Signal, MISSING};
+use super::signal::{BodyPair, Signal, MISSING};
 use crate::distance::{
     containment, cosine, damerau_levenshtein, hamming, jaccard_distance, kept_and_replaced,
     lcs_distance, levenshtein, longest_common_substring, mcd, Compressor,

@@ -8,7 +8,8 @@
 //! when rendered give 0 growth and agreement 1, so these tests also tell the
 //! model when the fetched signals are as good as the rendered ones.
 
-use super::{PairBodies, MISSING};
+use super::signal::MISSING;
+use super::vector::PairBodies;
 use crate::distance::sets::cosine;
 use crate::document::Document;
 

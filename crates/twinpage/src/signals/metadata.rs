@@ -5,7 +5,7 @@
 use crate::document::pairs::Metadata;
 use crate::document::Pair;
 
-use super::{ratio, MISSING};
+use super::signal::{ratio, MISSING};
 
 /// Prefix of the metadata signals (they belong to neither body).
 pub const PREFIX: &str = "meta.";

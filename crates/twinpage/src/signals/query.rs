@@ -7,7 +7,7 @@
 
 use crate::document::{text, Document};
 
-use super::{BodyPair, Signal, MISSING};
+use super::signal::{BodyPair, Signal, MISSING};
 use crate::distance::levenshtein;
 
 /// Words of context kept on each side of a query word in a snippet.

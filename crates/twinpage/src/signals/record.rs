@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use crate::document::record::{self, Quantity, Record};
 use crate::document::{text, Document, IdfTable};
 
-use super::{ratio, MISSING};
+use super::signal::{flag, ratio, MISSING};
 
 /// Prefix of the record signals.
 pub const PREFIX: &str = "record.";
@@ -138,7 +138,7 @@ pub fn of<'a>(fetched: &'a Document, rendered: Option<&'a Document>) -> Option<&
     }
 }
 
-/// The record signals of a pair, `both_records` first, in [`names`] order.
+/// The record signals of a pair, `both_records` first, in [`names`](super::vector::names) order.
 pub fn values(a: Option<&Record>, b: Option<&Record>) -> Vec<f64> {
     let both = f64::from(u8::from(a.is_some()) + u8::from(b.is_some())) / 2.0;
     let tests = SIGNALS.iter().map(|s| match (a, b) {
@@ -163,7 +163,7 @@ fn code_match(a: &Record, b: &Record) -> f64 {
     if !has_codes(a, b) {
         return MISSING;
     }
-    super::flag(a.codes.iter().any(|c| b.codes.binary_search(c).is_ok()))
+    flag(a.codes.iter().any(|c| b.codes.binary_search(c).is_ok()))
 }
 
 fn code_jaccard(a: &Record, b: &Record) -> f64 {
@@ -200,7 +200,7 @@ fn code_conflict(a: &Record, b: &Record) -> f64 {
     }
     let none = found_in(&a.codes, &b.compact_text) == Some(0.0)
         && found_in(&b.codes, &a.compact_text) == Some(0.0);
-    super::flag(none)
+    flag(none)
 }
 
 /// Two fields compared as compact text: 1 equal, 0.5 one contains the other, 0 else;
@@ -215,8 +215,8 @@ fn field_match(a: &Record, b: &Record, field: fn(&Record) -> Option<&String>) ->
         (Some(x), Some(y)) if x == y => 1.0,
         (Some(x), Some(y)) if x.contains(&y) || y.contains(&x) => 0.5,
         (Some(_), Some(_)) => 0.0,
-        (Some(x), None) => super::flag(b.compact_text.contains(&x)),
-        (None, Some(y)) => super::flag(a.compact_text.contains(&y)),
+        (Some(x), None) => flag(b.compact_text.contains(&x)),
+        (None, Some(y)) => flag(a.compact_text.contains(&y)),
         (None, None) => MISSING,
     }
 }
@@ -438,7 +438,7 @@ fn venue_similarity(a: &Record, b: &Record) -> f64 {
 
 fn year_equal(a: &Record, b: &Record) -> f64 {
     match (a.year, b.year) {
-        (Some(x), Some(y)) => super::flag(x == y),
+        (Some(x), Some(y)) => flag(x == y),
         _ => MISSING,
     }
 }

@@ -2,7 +2,7 @@
 //! (how much of the page is images and text, how much text hides), beyond the
 //! tests that run again on the synthetic bodies.
 
-use super::{flag, BodyPair, Signal, MISSING};
+use super::signal::{flag, BodyPair, Signal, MISSING};
 use crate::document::attributes::RenderedAttributes;
 
 pub const SIGNALS: &[Signal] = &[

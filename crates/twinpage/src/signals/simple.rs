@@ -4,7 +4,7 @@
 //! pair, but they tell the tree what kind of pair it is looking at (same site or
 //! not, same size or not, a spammy side or not).
 
-use super::{flag, ratio, BodyPair, Signal, MISSING};
+use super::signal::{flag, ratio, BodyPair, Signal, MISSING};
 use crate::distance::{cosine, jaccard_distance, length_distance};
 
 pub const SIGNALS: &[Signal] = &[

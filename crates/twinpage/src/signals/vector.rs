@@ -1,0 +1,172 @@
+//! The signal vector of a pair: the tests in vector order, their names, and
+//! their values.
+
+use super::layout::{Layout, FETCHED, RENDERED};
+use super::query::Query;
+use super::signal::{BodyPair, Signal, MISSING};
+use super::{distance, growth, metadata, query, record, rendered, simple};
+use crate::document::url::UrlParts;
+use crate::document::{Document, Pair};
+
+/// The tests run on a body, in vector order.
+fn body_signals() -> impl Iterator<Item = &'static Signal> {
+    distance::SIGNALS
+        .iter()
+        .chain(simple::SIGNALS)
+        .chain(query::SIGNALS)
+}
+
+/// The tests run on a rendered body: those of a fetched body, then the rendered-only ones.
+fn rendered_body_signals() -> impl Iterator<Item = &'static Signal> {
+    body_signals().chain(rendered::SIGNALS)
+}
+
+/// Names of the signal vector of a layout, in order, with their meaning.
+pub fn described(layout: Layout) -> Vec<(String, &'static str)> {
+    let fetched = body_signals().map(|s| (format!("{FETCHED}{}", s.name), s.meaning));
+    let rendered = rendered_body_signals()
+        .filter(|_| layout == Layout::FetchedAndRendered)
+        .map(|s| (format!("{RENDERED}{}", s.name), s.meaning));
+    let growth = growth::SIGNALS
+        .iter()
+        .filter(|_| layout == Layout::FetchedAndRendered)
+        .map(|s| (format!("{}{}", growth::PREFIX, s.name), s.meaning));
+    let meta = metadata::SIGNALS
+        .iter()
+        .map(|s| (format!("{}{}", metadata::PREFIX, s.name), s.meaning));
+    fetched
+        .chain(rendered)
+        .chain(growth)
+        .chain(meta)
+        .chain(record::described())
+        .collect()
+}
+
+/// Names of the signal vector of a layout, in order.
+pub fn names(layout: Layout) -> Vec<String> {
+    described(layout).into_iter().map(|(n, _)| n).collect()
+}
+
+/// The documents a pair's vector is computed from: both fetched bodies, and
+/// both rendered bodies when the layout has them.
+pub struct PairBodies<'a> {
+    pub fetched: (&'a Document, &'a Document),
+    pub rendered: Option<(&'a Document, &'a Document)>,
+}
+
+/// The signal vector of a pair. Its layout is that of `bodies`: rendered
+/// signals are there exactly when rendered bodies are.
+pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
+    let url_a = UrlParts::parse(&pair.a.url);
+    let url_b = UrlParts::parse(&pair.b.url);
+    let (fa, fb) = bodies.fetched;
+    // One query for both bodies: the snippet comparison must ask the same thing of each.
+    let query = Query::for_pair(pair.query.as_deref(), fa, fb);
+    let on = |a, b| BodyPair {
+        a,
+        b,
+        url_a: &url_a,
+        url_b: &url_b,
+        query: &query,
+    };
+    let fetched = on(fa, fb);
+    let mut out: Vec<f64> = body_signals().map(|s| (s.compute)(&fetched)).collect();
+    if let Some((ra, rb)) = bodies.rendered {
+        let read = on(readable(fa, ra), readable(fb, rb));
+        out.extend(body_signals().map(|s| (s.compute)(&read)));
+        let rendered = on(ra, rb);
+        out.extend(rendered::SIGNALS.iter().map(|s| (s.compute)(&rendered)));
+        out.extend(growth::values(bodies));
+    }
+    out.extend(metadata::SIGNALS.iter().map(|s| (s.compute)(pair)));
+    let (ra, rb) = bodies.rendered.unzip();
+    out.extend(record::values(record::of(fa, ra), record::of(fb, rb)));
+    out.into_iter().map(sanitise).collect()
+}
+
+/// The body a side's rendered content tests read: the rendered one, unless a reader sees
+/// no word of it while the fetched body has some. Such a page stayed hidden (an
+/// anti-flicker `html{visibility:hidden}` whose script could not load) or failed to
+/// render; two of them would otherwise look identical (both empty) whatever they say.
+/// The rendered-only tests and the growth tests still see the rendered body.
+fn readable<'a>(fetched: &'a Document, rendered: &'a Document) -> &'a Document {
+    if rendered.visible_words.is_empty() && !fetched.visible_words.is_empty() {
+        fetched
+    } else {
+        rendered
+    }
+}
+
+/// The last guard before the tree: anything not finite becomes [`MISSING`].
+fn sanitise(value: f64) -> f64 {
+    if value.is_finite() {
+        value
+    } else {
+        MISSING
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signals::signal::ratio;
+    use crate::signals::testing;
+
+    #[test]
+    fn names_are_unique_and_prefixed() {
+        for layout in [Layout::Fetched, Layout::FetchedAndRendered] {
+            let names = names(layout);
+            let mut sorted = names.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), names.len());
+            assert_eq!(Layout::of(&names), layout);
+        }
+        let fetched = names(Layout::Fetched);
+        assert!(fetched
+            .iter()
+            .all(|n| [FETCHED, metadata::PREFIX, record::PREFIX]
+                .iter()
+                .any(|prefix| n.starts_with(prefix))));
+        let both = names(Layout::FetchedAndRendered);
+        // Fetched signals first, in the same order, so both layouts read alike.
+        assert_eq!(both[..10], fetched[..10]);
+        assert!(both.len() > fetched.len());
+    }
+
+    #[test]
+    fn a_side_that_shows_no_words_is_read_on_its_fetched_body() {
+        let words = |ids: &[u32]| Document {
+            visible_words: ids.to_vec(),
+            core_words: ids.to_vec(),
+            ..Document::default()
+        };
+        let (fa, fb) = (words(&[1, 2, 3]), words(&[4, 5, 6]));
+        let (hidden, shown) = (words(&[]), words(&[1, 2, 3]));
+        let pair = testing::pair(Default::default(), Default::default());
+        let names = names(Layout::FetchedAndRendered);
+        let value = |v: &[f64], name: &str| v[names.iter().position(|n| n == name).unwrap()];
+        let lev = "rendered.levenshtein_core";
+        // Both rendered bodies hidden: they do not look identical, they read as fetched.
+        let bodies = PairBodies {
+            fetched: (&fa, &fb),
+            rendered: Some((&hidden, &hidden)),
+        };
+        assert_eq!(value(&vector(&pair, &bodies), lev), 1.0);
+        // A shell that grows into the other side's article keeps its rendered body.
+        let shell = words(&[]);
+        let bodies = PairBodies {
+            fetched: (&fa, &shell),
+            rendered: Some((&fa, &shown)),
+        };
+        assert_eq!(value(&vector(&pair, &bodies), lev), 0.0);
+    }
+
+    #[test]
+    fn ratio_and_sanitise() {
+        assert_eq!(ratio(2.0, 8.0), 0.25);
+        assert_eq!(ratio(0.0, 0.0), 1.0);
+        assert_eq!(sanitise(f64::NAN), MISSING);
+        assert_eq!(sanitise(0.5), 0.5);
+    }
+}

@@ -1,0 +1,83 @@
+//! The command line: the global options, the commands, and the exit code.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use super::{
+    baseline, candidates, cluster, evaluate, explain, idf, index, render, report, retrain, review,
+    score, signals, sketch, train,
+};
+
+#[derive(Parser)]
+#[command(
+    name = "twinpage",
+    version,
+    about = "Decide whether two web documents are duplicates",
+    long_about = "Decide whether two web documents are duplicates: the same core content behind \
+                  different navigation, ads, titles, URLs or formats.\n\n\
+                  Pair files are CSV with columns url_a,url_b,html_a,html_b and optional \
+                  query, label, rendered_a, rendered_b, clicks_a/b, inlinks_a/b, spam_a/b; \
+                  other columns pass through. See README.md."
+)]
+struct Cli {
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true, value_name = "N")]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Train(train::Args),
+    Score(score::Args),
+    Signals(signals::Args),
+    Evaluate(evaluate::Args),
+    Explain(explain::Args),
+    Candidates(candidates::Args),
+    Index(index::Args),
+    Cluster(cluster::Args),
+    Baseline(baseline::Args),
+    Render(render::Args),
+    Report(report::Args),
+    Review(review::Args),
+    Retrain(retrain::Args),
+    Idf(idf::Args),
+    Sketch(sketch::Args),
+}
+
+/// Runs the command line and maps the result to an exit code.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        // Only fails if a pool already exists, which cannot happen this early.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    let result = match cli.command {
+        Command::Train(a) => train::run(a),
+        Command::Score(a) => score::run(a),
+        Command::Signals(a) => signals::run(a),
+        Command::Evaluate(a) => evaluate::run(a),
+        Command::Explain(a) => explain::run(a),
+        Command::Candidates(a) => candidates::run(a),
+        Command::Index(a) => index::run(a),
+        Command::Cluster(a) => cluster::run(a),
+        Command::Baseline(a) => baseline::run(a),
+        Command::Render(a) => render::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Review(a) => review::run(a),
+        Command::Retrain(a) => retrain::run(a),
+        Command::Idf(a) => idf::run(a),
+        Command::Sketch(a) => sketch::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("twinpage: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

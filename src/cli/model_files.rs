@@ -1,0 +1,68 @@
+//! The model a command uses: the one given, or the shipped one, checked against
+//! the run's layout.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use twinpage::model::Model;
+use twinpage::signals::Layout;
+
+/// The shipped model, used when no `--model` is given.
+pub const DEFAULT_MODEL: &str = "models/default.json";
+/// The fetched-only model `score --render auto` starts with, when no other is given.
+pub const FETCHED_ONLY_MODEL: &str = "models/fetched-only.json";
+
+/// `--model`, or `models/default.json` in the current folder, or the copy of it
+/// built into this binary (so the tool works from any folder).
+pub(super) fn load_model(path: Option<&Path>) -> Result<Model> {
+    load_shipped(
+        path,
+        DEFAULT_MODEL,
+        include_str!("../../models/default.json"),
+    )
+}
+
+/// `--fetched-model`, or `models/fetched-only.json`, or its built-in copy.
+pub(super) fn load_fetched_model(path: Option<&Path>) -> Result<Model> {
+    load_shipped(
+        path,
+        FETCHED_ONLY_MODEL,
+        include_str!("../../models/fetched-only.json"),
+    )
+}
+
+/// The model at `path`, else the shipped one at `local`, else its copy `built_in`.
+fn load_shipped(path: Option<&Path>, local: &str, built_in: &str) -> Result<Model> {
+    if let Some(p) = path {
+        return Model::load(p);
+    }
+    let local_path = Path::new(local);
+    if local_path.exists() {
+        return Model::load(local_path);
+    }
+    Model::from_json(built_in).with_context(|| {
+        format!("the built-in copy of {local} does not fit this build; retrain it")
+    })
+}
+
+/// Refuses a model trained on another layout than the run's, saying how to get a match.
+pub(super) fn check_layout(model: &Model, have: Layout) -> Result<()> {
+    let wanted = model.layout();
+    if wanted == have {
+        return Ok(());
+    }
+    let fix = match wanted {
+        Layout::FetchedAndRendered => {
+            "drop --no-render, or use a model trained with --no-render \
+             (models/fetched-only.json is one)"
+        }
+        Layout::Fetched => "add --no-render, or use a model trained on rendered bodies",
+    };
+    anyhow::bail!(
+        "model {} was trained on {}, but this run computes {}: {fix}",
+        model.id,
+        wanted.describe(),
+        have.describe()
+    )
+}

@@ -1,0 +1,68 @@
+//! Where a command writes: its table to a file or stdout, skipped rows beside it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use twinpage::document::Skipped;
+use twinpage::util::write_atomically;
+
+/// Where a command writes its table: a file (atomically) or `-` for stdout. A
+/// reader that stops early (`| head`) ends the output quietly, as for any Unix tool.
+pub(super) fn write_output(
+    out: &str,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    if out == "-" {
+        let stdout = std::io::stdout();
+        let mut lock = stdout.lock();
+        let written = write(&mut lock).and_then(|()| Ok(lock.flush()?));
+        match written {
+            Err(e) if is_broken_pipe(&e) => Ok(()),
+            other => other,
+        }
+    } else {
+        write_atomically(Path::new(out), write)
+    }
+}
+
+/// Whether an error comes from writing to a pipe nobody reads any more (csv's
+/// errors hold the I/O error without giving it as their source).
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    let broken = |io: &std::io::Error| io.kind() == std::io::ErrorKind::BrokenPipe;
+    e.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(broken)
+            || cause
+                .downcast_ref::<csv::Error>()
+                .is_some_and(|csv| matches!(csv.kind(), csv::ErrorKind::Io(io) if broken(io)))
+    })
+}
+
+/// Lists skipped rows in a side file beside the output (or `skipped.csv` when the
+/// output is stdout) and says so on stderr.
+pub(super) fn write_skipped(out: &str, skipped: &[Skipped]) -> Result<()> {
+    if skipped.is_empty() {
+        return Ok(());
+    }
+    let path = if out == "-" {
+        PathBuf::from("skipped.csv")
+    } else {
+        PathBuf::from(format!("{out}.skipped.csv"))
+    };
+    write_atomically(&path, |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        csv.write_record(["row", "reason"])?;
+        for s in skipped {
+            csv.write_record([&s.location, &s.reason])?;
+        }
+        csv.flush()?;
+        Ok(())
+    })?;
+    eprintln!(
+        "twinpage: skipped {} row(s) with unreadable documents; listed in {}",
+        skipped.len(),
+        path.display()
+    );
+    Ok(())
+}
