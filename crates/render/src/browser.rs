@@ -7,25 +7,21 @@
 //! tabs hung beyond rescue) fails the renders in flight on it, and the next tab that
 //! needs it launches a new one.
 
-use super::cdp::Connection;
-use super::process::{kill_group, Process};
-use super::{lock, RenderOptions};
+use crate::cdp::Connection;
+use crate::options::RenderOptions;
+use crate::process::{kill_group, Process};
+use crate::protocol::{GetVersion, Timed};
+use crate::sync::lock;
 use anyhow::{bail, Context, Result};
-use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 /// Tabs one browser holds at most.
-pub(super) const TABS_PER_BROWSER: usize = 8;
-/// How long Chromium may take to start answering.
-const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long a browser-level command (open or close a tab) may take.
-pub(super) const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const TABS_PER_BROWSER: usize = 8;
 
 /// One running Chromium and its DevTools connection.
-pub(super) struct Browser {
-    pub(super) connection: Connection,
+pub(crate) struct Browser {
+    pub(crate) connection: Connection,
     group: i32,
     // Last, so that it is dropped (killed) after the connection.
     process: Mutex<Process>,
@@ -39,7 +35,7 @@ impl Browser {
             group: process.group(),
             process: Mutex::new(process),
         };
-        if let Err(error) = browser.command("Browser.getVersion", json!({})) {
+        if let Err(error) = browser.command(&GetVersion {}) {
             let log = lock(&browser.process).log_tail();
             return Err(error.context(format!("Chromium did not start: {log}")));
         }
@@ -47,27 +43,22 @@ impl Browser {
     }
 
     /// Whether the browser still runs and its pipe is open.
-    pub(super) fn alive(&self) -> bool {
+    pub(crate) fn alive(&self) -> bool {
         !self.connection.closed() && lock(&self.process).running()
     }
 
-    /// A browser-level command (no tab), waited for.
-    pub(super) fn command(&self, method: &str, params: Value) -> Result<Value> {
-        let timeout = match method {
-            "Browser.getVersion" => LAUNCH_TIMEOUT,
-            _ => COMMAND_TIMEOUT,
-        };
-        self.connection.call(None, method, params, timeout)
+    /// A browser-level command (no tab), waited for at most its timeout.
+    pub(crate) fn command<C: Timed>(&self, command: &C) -> Result<C::Response> {
+        self.connection.call(command)
     }
 
     /// Kills the browser's whole process group; its tabs' renders fail.
-    pub(super) fn kill(&self) {
+    pub(crate) fn kill(&self) {
         kill_group(self.group);
     }
 }
-
 /// The browsers of a renderer, launched on demand and replaced when they die.
-pub(super) struct Browsers {
+pub(crate) struct Browsers {
     options: RenderOptions,
     profiles: PathBuf,
     running: Mutex<Vec<Option<Arc<Browser>>>>,
@@ -76,7 +67,7 @@ pub(super) struct Browsers {
 
 impl Browsers {
     /// Room for enough browsers to hold `tabs` tabs.
-    pub(super) fn new(options: &RenderOptions, profiles: &Path) -> Browsers {
+    pub(crate) fn new(options: &RenderOptions, profiles: &Path) -> Browsers {
         let count = options.tabs.max(1).div_ceil(TABS_PER_BROWSER);
         Browsers {
             options: options.clone(),
@@ -87,7 +78,7 @@ impl Browsers {
     }
 
     /// The browser for the tab in slot `slot`, launched if it is missing or dead.
-    pub(super) fn for_slot(&self, slot: usize) -> Result<Arc<Browser>> {
+    pub(crate) fn for_slot(&self, slot: usize) -> Result<Arc<Browser>> {
         let mut running = lock(&self.running);
         if running.is_empty() {
             bail!("the renderer is closing");
@@ -113,7 +104,7 @@ impl Browsers {
     }
 
     /// Lets go of every browser; each is killed once its last tab is closed.
-    pub(super) fn clear(&self) {
+    pub(crate) fn clear(&self) {
         lock(&self.running).clear();
     }
 }

@@ -8,7 +8,9 @@
 //! document that failed to render (twice: see `supply`) is remembered as
 //! `<key>.failed.json` with the reason, so a warm run starts no browser for it.
 
-use super::{process, Rendered, ServePolicy, StoredRender, RENDERER_VERSION};
+use crate::options::ServePolicy;
+use crate::process;
+use crate::rendered::{Rendered, StoredRender, RENDERER_VERSION};
 use anyhow::{Context, Result};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -24,7 +26,7 @@ pub struct RenderCache {
 
 impl RenderCache {
     /// Opens (creating it if needed) the cache in `dir` for renders whose pages were
-    /// served as `serve` says; callers default to [`super::default_cache_dir`].
+    /// served as `serve` says; callers default to [`crate::default_cache_dir`].
     pub fn open(dir: &Path, serve: ServePolicy) -> Result<RenderCache> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the render cache {}", dir.display()))?;

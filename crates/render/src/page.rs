@@ -7,16 +7,19 @@
 //! lifecycle and network events, dismisses dialogs, and keeps the deadline. Past
 //! the deadline it stops loading; a little later it terminates the page's script
 //! (a script that never yields blocks every call into the page); later still it
-//! gives the tab up as hung, and the tab is closed (see [`super::tab::Tab`]'s Drop).
+//! gives the tab up as hung, and the tab is closed (see [`Tab`]'s Drop).
 
-use super::cdp::Message;
-use super::serve::Site;
-use super::tab::Tab;
-use super::Rendered;
+use crate::cdp::Message;
+use crate::protocol::{
+    CaptureScreenshot, CloseTarget, Command, CreateIsolatedWorld, Evaluate, Event, GetTargets,
+    HandleJavaScriptDialog, Lifecycle, Navigate, StopLoading, TerminateExecution,
+};
+use crate::rendered::Rendered;
+use crate::serve::{Reply, Site};
+use crate::tab::Tab;
 use anyhow::{anyhow, bail, Context, Result};
 use base64::prelude::{Engine, BASE64_STANDARD};
 use serde::Deserialize;
-use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 /// The network counts as idle after this long with no request in flight.
@@ -32,25 +35,25 @@ const ASK_STARTUP_TIMERS: &str = "(window[Symbol.for('twinpage.startupTimers')] 
 const MEASURE: &str = include_str!("measure.js");
 
 /// Renders `site`'s document on `tab` within `budget`.
-pub(super) fn render(
+pub(crate) fn render(
     tab: &Tab,
     site: &Site,
     budget: Duration,
     screenshots: bool,
 ) -> Result<Rendered> {
     let mut page = Page::new(tab, site, Instant::now() + budget);
-    let navigation = page.call("Page.navigate", json!({ "url": site.url() }))?;
-    if let Some(error) = navigation["errorText"].as_str().filter(|e| !e.is_empty()) {
-        bail!("navigation to {} failed: {error}", site.url());
+    let url = site.url();
+    let navigation = page.call(&Navigate { url: &url })?;
+    if let Some(error) = navigation.error_text.filter(|e| !e.is_empty()) {
+        bail!("navigation to {url} failed: {error}");
     }
-    let loader = navigation["loaderId"]
-        .as_str()
-        .ok_or_else(|| anyhow!("navigation to {} created no document", site.url()))?
-        .to_string();
+    let loader = navigation
+        .loader_id
+        .ok_or_else(|| anyhow!("navigation to {url} created no document"))?;
     let settled = page.settle(&loader)?;
     if !settled {
         // Freeze the network so that what is measured is what had rendered.
-        page.call("Page.stopLoading", json!({}))?;
+        page.call(&StopLoading {})?;
     }
     // The screenshot comes first: measuring blanks the text a reader cannot see.
     let screenshot_png = if screenshots {
@@ -118,15 +121,13 @@ impl<'a> Page<'a> {
     }
 
     /// Sends a command to the tab and handles its events until the answer comes.
-    fn call(&mut self, method: &str, params: Value) -> Result<Value> {
-        let id = self.tab.send(method, params)?;
+    fn call<C: Command>(&mut self, command: &C) -> Result<C::Response> {
+        let id = self.tab.send(command)?;
         loop {
             match self.next()? {
-                Message::Answer { id: got, result } if got == id => {
-                    return result.with_context(|| format!("{method} failed"));
-                }
-                Message::Answer { .. } => {}
-                Message::Event { method, params } => self.on_event(&method, &params)?,
+                Message::Answer(answer) if answer.id == id => return answer.parse::<C>(),
+                Message::Answer(_) => {}
+                Message::Event(event) => self.on_event(event)?,
             }
         }
     }
@@ -149,14 +150,14 @@ impl<'a> Page<'a> {
         }
         if !self.stopped {
             self.stopped = true;
-            self.tab.send("Page.stopLoading", json!({}))?;
+            self.tab.send(&StopLoading {})?;
         }
         if now < self.deadline + INTERRUPT_AFTER {
             return Ok(self.deadline + INTERRUPT_AFTER);
         }
         if !self.interrupted {
             self.interrupted = true;
-            self.tab.send("Runtime.terminateExecution", json!({}))?;
+            self.tab.send(&TerminateExecution {})?;
         }
         if now < self.deadline + GIVE_UP_AFTER {
             return Ok(self.deadline + GIVE_UP_AFTER);
@@ -164,38 +165,46 @@ impl<'a> Page<'a> {
         bail!("the page hung its tab past its deadline; the tab was closed")
     }
 
-    fn on_event(&mut self, method: &str, params: &Value) -> Result<()> {
-        match method {
+    fn on_event(&mut self, event: Event) -> Result<()> {
+        match event {
             // Every request of the page pauses here and is answered at once: when the
             // last one was is when the network last did something.
-            "Fetch.requestPaused" => {
-                let (command, answer) = self.site.answer(params);
-                self.tab.send(command, answer)?;
+            Event::RequestPaused(paused) => {
+                match self.site.answer(&paused) {
+                    Reply::Fulfil(fulfil) => self.tab.send(&fulfil)?,
+                    Reply::Fail(fail) => self.tab.send(&fail)?,
+                };
             }
-            "Page.lifecycleEvent" if params["frameId"] == self.tab.target.as_str() => {
-                let loader = params["loaderId"].as_str().unwrap_or_default();
-                match params["name"].as_str() {
-                    Some("init") => {
-                        self.documents.push(loader.to_string());
-                        self.loaded = false;
-                    }
-                    Some("load") if self.documents.last().is_some_and(|d| d == loader) => {
-                        self.loaded = true;
-                    }
-                    _ => return Ok(()),
+            Event::Lifecycle(lifecycle) => {
+                if !self.follow_lifecycle(lifecycle) {
+                    return Ok(());
                 }
             }
             // An open alert() blocks the page's main thread, and every call into it.
-            "Page.javascriptDialogOpening" => {
-                let accept = json!({ "accept": true });
-                self.tab.send("Page.handleJavaScriptDialog", accept)?;
+            Event::DialogOpening => {
+                self.tab.send(&HandleJavaScriptDialog { accept: true })?;
                 return Ok(());
             }
-            "Inspector.targetCrashed" => bail!("the page crashed its tab"),
-            _ => return Ok(()),
+            Event::TargetCrashed => bail!("the page crashed its tab"),
         }
         self.last_activity = Instant::now();
         Ok(())
+    }
+
+    /// Notes a main-frame document starting or loading; whether it was one of these.
+    fn follow_lifecycle(&mut self, lifecycle: Lifecycle) -> bool {
+        if lifecycle.frame_id != self.tab.target {
+            return false;
+        }
+        match lifecycle.name.as_str() {
+            "init" => {
+                self.documents.push(lifecycle.loader_id);
+                self.loaded = false;
+            }
+            "load" if self.documents.last() == Some(&lifecycle.loader_id) => self.loaded = true,
+            _ => return false,
+        }
+        true
     }
 
     /// Waits until the document of `loader` (or one it navigated to) has loaded, no
@@ -223,8 +232,8 @@ impl<'a> Page<'a> {
                 .max(self.timers_due)
                 .max(now + Duration::from_millis(10));
             match self.tab.receive(wake.min(self.deadline))? {
-                Some(Message::Event { method, params }) => self.on_event(&method, &params)?,
-                Some(Message::Answer { .. }) | None => {}
+                Some(Message::Event(event)) => self.on_event(event)?,
+                Some(Message::Answer(_)) | None => {}
             }
         }
     }
@@ -232,65 +241,67 @@ impl<'a> Page<'a> {
     /// How long until the page's last kept start-up timer fires; None if none is
     /// kept (or the page broke the question: then it is not waited for).
     fn startup_timers_pending(&mut self) -> Result<Option<Duration>> {
-        let evaluation = self.call(
-            "Runtime.evaluate",
-            json!({ "expression": ASK_STARTUP_TIMERS, "silent": true, "returnByValue": true }),
-        )?;
-        let wait = evaluation["result"]["value"].as_f64().unwrap_or(0.0);
+        let evaluation = self.call(&Evaluate {
+            expression: ASK_STARTUP_TIMERS,
+            context_id: None,
+            silent: true,
+            return_by_value: true,
+        })?;
+        let wait = evaluation.value::<f64>().unwrap_or(0.0);
         Ok((wait > 0.0).then(|| Duration::from_secs_f64(wait.min(1e6) / 1000.0)))
     }
 
     /// The viewport as a PNG, encoded for speed (zlib's fastest level): the encoding
     /// runs in Chromium's browser process.
     fn screenshot(&mut self) -> Result<Vec<u8>> {
-        let capture = self.call(
-            "Page.captureScreenshot",
-            json!({ "format": "png", "fromSurface": true, "captureBeyondViewport": false,
-                    "optimizeForSpeed": true }),
-        )?;
-        let data = capture["data"].as_str().unwrap_or_default();
+        let capture = self.call(&CaptureScreenshot {
+            format: "png",
+            from_surface: true,
+            capture_beyond_viewport: false,
+            optimize_for_speed: true,
+        })?;
         BASE64_STANDARD
-            .decode(data)
+            .decode(capture.data)
             .context("screenshot is not base64")
     }
 
     /// Runs `measure.js` in an isolated world: it shares the DOM with the page but not
     /// its JavaScript globals, which the page may have replaced.
     fn measure(&mut self) -> Result<Measured> {
-        let world = self.call(
-            "Page.createIsolatedWorld",
-            json!({ "frameId": self.tab.target, "worldName": "twinpage-measure",
-                    "grantUniveralAccess": false }),
-        )?;
-        let evaluation = self.call(
-            "Runtime.evaluate",
-            json!({ "expression": MEASURE, "contextId": world["executionContextId"],
-                    "silent": true, "returnByValue": true }),
-        )?;
-        if let Some(exception) = evaluation.get("exceptionDetails") {
-            bail!("measuring the page failed: {}", exception["text"]);
+        let tab = self.tab;
+        let world = self.call(&CreateIsolatedWorld {
+            frame_id: &tab.target,
+            world_name: "twinpage-measure",
+            grant_universal_access: false,
+        })?;
+        let evaluation = self.call(&Evaluate {
+            expression: MEASURE,
+            context_id: Some(world.execution_context_id),
+            silent: true,
+            return_by_value: true,
+        })?;
+        if let Some(exception) = evaluation.exception_details {
+            bail!("measuring the page failed: {}", exception.text);
         }
-        let json = evaluation["result"]["value"]
-            .as_str()
+        let json = evaluation
+            .value::<String>()
             .ok_or_else(|| anyhow!("measuring the page returned no result"))?;
-        serde_json::from_str(json).context("measuring the page returned malformed JSON")
+        serde_json::from_str(&json).context("measuring the page returned malformed JSON")
     }
 
     /// Closes any window the page opened: it would run on beside the tab's next
     /// documents. The page itself runs until the next document replaces it (or the
     /// tab closes); the next document, at an origin of its own, sees nothing it left.
     fn close_opened_windows(&mut self) -> Result<()> {
-        let targets = self.tab.browser_command("Target.getTargets", json!({}))?;
-        let targets = targets["targetInfos"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
+        let targets = self.tab.browser_command(&GetTargets {})?.target_infos;
         for target in targets {
-            let opened = target["browserContextId"] == self.tab.context()
-                && target["targetId"] != self.tab.target.as_str();
+            let opened = target.browser_context_id.as_deref() == Some(self.tab.context())
+                && target.target_id != self.tab.target;
             if opened {
-                let close = json!({ "targetId": target["targetId"] });
-                self.tab.browser_command("Target.closeTarget", close)?;
+                let close = CloseTarget {
+                    target_id: &target.target_id,
+                };
+                self.tab.browser_command(&close)?;
             }
         }
         Ok(())

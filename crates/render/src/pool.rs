@@ -6,11 +6,14 @@
 //! slots than there are cores; tabs, unlike browsers, cost almost nothing while
 //! they wait.
 
-use super::browser::Browsers;
-use super::page;
-use super::serve::Site;
-use super::tab::Tab;
-use super::{lock, read_document, served_name, RenderOptions, Rendered};
+use crate::browser::Browsers;
+use crate::document::{read_document, served_name};
+use crate::options::RenderOptions;
+use crate::page;
+use crate::rendered::Rendered;
+use crate::serve::Site;
+use crate::sync::lock;
+use crate::tab::Tab;
 use anyhow::{anyhow, Context, Result};
 use std::ops::{Deref, DerefMut};
 use std::path::Path;

@@ -8,8 +8,9 @@
 //!
 //! Chromium's version is read here too: it is part of the render cache's key.
 
-use super::cdp::Connection;
-use super::{lock, RenderOptions};
+use crate::cdp::Connection;
+use crate::options::RenderOptions;
+use crate::sync::lock;
 use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -58,7 +59,7 @@ const FLAGS: &[&str] = &[
 ];
 
 /// The Chromium process group; killed, reaped and its profile removed when dropped.
-pub(super) struct Process {
+pub(crate) struct Process {
     child: Child,
     group: i32,
     profile: PathBuf,
@@ -66,7 +67,7 @@ pub(super) struct Process {
 
 impl Process {
     /// Starts a browser with its profile in `profile`; the connection to it.
-    pub(super) fn spawn(options: &RenderOptions, profile: &Path) -> Result<(Process, Connection)> {
+    pub(crate) fn spawn(options: &RenderOptions, profile: &Path) -> Result<(Process, Connection)> {
         std::fs::create_dir_all(profile)?;
         let log = File::create(profile.join("chromium.log"))?;
         let (browser_reads, commands) = pipe()?;
@@ -108,18 +109,18 @@ impl Process {
     }
 
     /// Why the browser stopped, from the end of its log.
-    pub(super) fn log_tail(&self) -> String {
+    pub(crate) fn log_tail(&self) -> String {
         let log = std::fs::read_to_string(self.profile.join("chromium.log")).unwrap_or_default();
         let lines: Vec<&str> = log.lines().collect();
         lines[lines.len().saturating_sub(5)..].join(" | ")
     }
 
-    pub(super) fn running(&mut self) -> bool {
+    pub(crate) fn running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
 
     /// The process group: the browser and every process it started.
-    pub(super) fn group(&self) -> i32 {
+    pub(crate) fn group(&self) -> i32 {
         self.group
     }
 }
@@ -319,7 +320,7 @@ pub(crate) fn unregister_profile_root(root: &Path) {
     live().profile_roots.retain(|known| known != root);
 }
 
-pub(super) fn kill_group(group: i32) {
+pub(crate) fn kill_group(group: i32) {
     // SAFETY: kill(2) has no memory effects; a negative pid names a process group.
     unsafe {
         libc::kill(-group, libc::SIGKILL);

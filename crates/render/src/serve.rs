@@ -15,10 +15,10 @@
 //! cannot change the page's text or layout, and reading a video to hand it over
 //! would cost more than the page.
 
-use super::ServePolicy;
+use crate::options::ServePolicy;
+use crate::protocol::{FailRequest, FulfillRequest, Header, RequestPaused};
 use anyhow::{Context, Result};
 use base64::prelude::{Engine, BASE64_STANDARD};
-use serde_json::{json, Value};
 use std::path::{Component, Path, PathBuf};
 
 /// Largest sibling file served, so a huge file cannot exhaust memory.
@@ -33,8 +33,17 @@ const NEEDLESS: &[&str] = &[
     "SignedExchange",
 ];
 
+/// How a paused request is answered.
+#[derive(Debug)]
+pub(crate) enum Reply {
+    /// With a response made here.
+    Fulfil(FulfillRequest),
+    /// With a network error.
+    Fail(FailRequest),
+}
+
 /// One document on offer to one render.
-pub(super) struct Site {
+pub(crate) struct Site {
     origin: String,
     /// `<origin>/r<N>/`: what every file of this render's URL starts with.
     prefix: String,
@@ -50,7 +59,7 @@ pub(super) struct Site {
 
 impl Site {
     /// Offers `body` as `name` in `folder`, with the files there that `serve` allows.
-    pub(super) fn new(
+    pub(crate) fn new(
         origin: &str,
         token: u64,
         folder: &Path,
@@ -80,16 +89,15 @@ impl Site {
     }
 
     /// The document's URL.
-    pub(super) fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("{}{}", self.prefix, percent_encode(&self.name))
     }
 
-    /// The command that answers a paused request (`Fetch.requestPaused`'s params).
-    pub(super) fn answer(&self, paused: &Value) -> (&'static str, Value) {
-        let id = paused["requestId"].clone();
-        let url = paused["request"]["url"].as_str().unwrap_or_default();
-        let method = paused["request"]["method"].as_str().unwrap_or_default();
-        let resource = paused["resourceType"].as_str().unwrap_or_default();
+    /// The answer to a paused request.
+    pub(crate) fn answer(&self, paused: &RequestPaused) -> Reply {
+        let id = paused.request_id.clone();
+        let (url, method) = (&paused.request.url, &paused.request.method);
+        let resource = paused.resource_type.as_str();
         let Some(rest) = url.strip_prefix(&self.prefix) else {
             if resource == "Document" {
                 return fulfil(id, 204, "text/plain", &[]);
@@ -118,14 +126,14 @@ impl Site {
             }
         };
         let body = if method == "HEAD" { Vec::new() } else { bytes };
-        let (command, mut params) = fulfil(id, 200, content_type, &body);
+        let mut fulfilled = fulfilment(id, 200, content_type, &body);
         if relative == self.name {
-            params["responseHeaders"]
-                .as_array_mut()
-                .expect("fulfil lists headers")
-                .push(json!({ "name": "Content-Security-Policy", "value": OWN_ORIGIN_ONLY }));
+            fulfilled.response_headers.push(Header {
+                name: "Content-Security-Policy",
+                value: OWN_ORIGIN_ONLY.into(),
+            });
         }
-        (command, params)
+        Reply::Fulfil(fulfilled)
     }
 }
 
@@ -134,26 +142,37 @@ impl Site {
 /// never reach the browser process nor twinpage (they would fail there anyway).
 const OWN_ORIGIN_ONLY: &str = "default-src 'self' 'unsafe-inline' 'unsafe-eval' data: blob:";
 
-fn fulfil(id: Value, status: u16, content_type: &str, body: &[u8]) -> (&'static str, Value) {
-    let params = json!({
-        "requestId": id,
-        "responseCode": status,
-        "responseHeaders": [
-            { "name": "Content-Type", "value": content_type },
-            { "name": "Cache-Control", "value": "no-store" },
+fn fulfilment(request_id: String, status: u16, content_type: &str, body: &[u8]) -> FulfillRequest {
+    FulfillRequest {
+        request_id,
+        response_code: status,
+        response_headers: vec![
+            Header {
+                name: "Content-Type",
+                value: content_type.into(),
+            },
+            Header {
+                name: "Cache-Control",
+                value: "no-store".into(),
+            },
         ],
-        "body": BASE64_STANDARD.encode(body),
-    });
-    ("Fetch.fulfillRequest", params)
+        body: BASE64_STANDARD.encode(body),
+    }
 }
 
-fn not_found(id: Value) -> (&'static str, Value) {
-    fulfil(id, 404, "text/plain", b"Not Found")
+fn fulfil(request_id: String, status: u16, content_type: &str, body: &[u8]) -> Reply {
+    Reply::Fulfil(fulfilment(request_id, status, content_type, body))
 }
 
-fn fail(id: Value) -> (&'static str, Value) {
-    let params = json!({ "requestId": id, "errorReason": "BlockedByClient" });
-    ("Fetch.failRequest", params)
+fn not_found(request_id: String) -> Reply {
+    fulfil(request_id, 404, "text/plain", b"Not Found")
+}
+
+fn fail(request_id: String) -> Reply {
+    Reply::Fail(FailRequest {
+        request_id,
+        error_reason: "BlockedByClient",
+    })
 }
 
 /// Reads `relative` under `root` if it is a regular file that really lies inside it
@@ -244,27 +263,31 @@ fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::PausedRequest;
 
     const ORIGIN: &str = "http://127.0.0.1:9";
 
     /// An answer: its status code (0 for a failed request) and its body.
     fn ask(site: &Site, method: &str, url: &str, resource: &str) -> (u16, String) {
-        let paused = json!({
-            "requestId": "1",
-            "request": { "url": url, "method": method },
-            "resourceType": resource,
-        });
-        let (command, params) = site.answer(&paused);
-        if command == "Fetch.failRequest" {
+        let paused = RequestPaused {
+            request_id: "1".into(),
+            request: PausedRequest {
+                url: url.into(),
+                method: method.into(),
+            },
+            resource_type: resource.into(),
+        };
+        let Reply::Fulfil(fulfilled) = site.answer(&paused) else {
             return (0, String::new());
-        }
-        let body = BASE64_STANDARD
-            .decode(params["body"].as_str().expect("a body"))
-            .expect("base64");
-        let headers = params["responseHeaders"].to_string();
-        assert!(headers.contains("no-store"), "{headers}");
-        let status = params["responseCode"].as_u64().expect("a status");
-        (status as u16, String::from_utf8(body).expect("text"))
+        };
+        let body = BASE64_STANDARD.decode(fulfilled.body).expect("base64");
+        let headers = &fulfilled.response_headers;
+        let no_store = |h: &Header| h.name == "Cache-Control" && h.value == "no-store";
+        assert!(headers.iter().any(no_store), "{headers:?}");
+        (
+            fulfilled.response_code,
+            String::from_utf8(body).expect("text"),
+        )
     }
 
     /// `top/site` holds a document's siblings; `top/secret.txt` lies outside, and

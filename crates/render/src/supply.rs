@@ -14,7 +14,12 @@ use anyhow::{Context, Result};
 use flate2::write::GzEncoder;
 use rayon::prelude::*;
 
-use super::{lock, read_document, RenderCache, RenderOptions, Rendered, Renderer, StoredRender};
+use crate::cache::{write_bytes, RenderCache};
+use crate::document::read_document;
+use crate::options::RenderOptions;
+use crate::rendered::{Rendered, StoredRender};
+use crate::sync::lock;
+use crate::Renderer;
 use twinpage_util::Progress;
 
 /// Where rendered bodies come from, and how to make the missing ones.
@@ -331,7 +336,7 @@ pub fn already_stored(requests: &mut [Request], folder: &Path) -> Vec<Option<Pat
 fn store(stored: &StoredRender, path: &Path) -> Result<()> {
     let mut gzip = GzEncoder::new(Vec::new(), flate2::Compression::best());
     serde_json::to_writer(&mut gzip, stored)?;
-    super::cache::write_bytes(path, &gzip.finish()?)
+    write_bytes(path, &gzip.finish()?)
 }
 
 /// The rendered body a document already has, stored or cached, without starting a

@@ -1,12 +1,16 @@
 //! These tests drive the real Chromium (the headless shell, `/usr/bin/chromium`, or
 //! TWINPAGE_CHROMIUM).
 
-use super::process::{processes_mentioning, profile_root_marker};
-use super::*;
+use crate::cache::RenderCache;
+use crate::options::{RenderOptions, ServePolicy};
+use crate::process::processes_mentioning;
+use crate::rendered::Rendered;
+use crate::renderer::Renderer;
 use std::io::Write;
 use std::net::TcpListener;
-use std::sync::atomic::{AtomicBool, AtomicUsize};
-use std::time::Instant;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// A folder holding the given files.
 fn site(files: &[(&str, &[u8])]) -> tempfile::TempDir {
@@ -756,7 +760,7 @@ fn a_crashed_browser_is_replaced_and_no_process_outlives_the_renderer() {
         ("two.html", PLAIN_PAGE),
     ]);
     let renderer = renderer(3, 1);
-    let marker = profile_root_marker(renderer.profiles.path());
+    let marker = renderer.marker();
     let browser_groups = || -> Vec<i32> {
         processes_mentioning(&marker)
             .into_iter()

@@ -1,0 +1,40 @@
+//! What a render produces, as the renderer returns it and as the cache and stored
+//! render files keep it: one definition for every place that reads or writes one.
+
+use serde::{Deserialize, Serialize};
+
+/// Names what a render produces; part of the cache key, so bump it whenever the
+/// renderer's output changes (flags, settle rule, measurements, serialisation).
+pub const RENDERER_VERSION: &str = "twinpage-render-6";
+
+/// A rendered document.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Rendered {
+    /// The serialised DOM after load and settle, with its doctype if it has one.
+    pub synthetic_body: String,
+    /// `document.body.innerText`: the text a reader sees.
+    pub visible_text: String,
+    /// `<img>` elements in the rendered DOM.
+    pub image_count: usize,
+    /// Share of the page (full scroll size) covered by visible images, in [0, 1].
+    pub image_area: f64,
+    /// Share of the page covered by visible text boxes, in [0, 1].
+    pub text_area: f64,
+    /// Share of the DOM's text (not counting whitespace) that is not visible, in [0, 1].
+    pub hidden_text_share: f64,
+    /// The deadline fired before load and settle finished; what had rendered is kept.
+    pub cut_off: bool,
+    /// The viewport as a PNG, when screenshots were asked for (else empty). Not in
+    /// the JSON: the cache stores it as a file of its own.
+    #[serde(skip)]
+    pub screenshot_png: Vec<u8>,
+}
+
+/// A render as the cache and stored render files keep it: the render, or why
+/// there is none (then the fetched body stands in for the rendered one).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum StoredRender {
+    Failed { failed: String },
+    Rendered(Rendered),
+}
