@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-pub use twinpage_util::body::MAX_BODY_BYTES;
-use twinpage_util::body::{find, read_decompressed, sniff_encoding};
+use twinpage_util::body::{find, read_decompressed, sniff_encoding, MAX_BODY_BYTES};
 
 /// File names a folder of pages holds documents under.
 const HTML_SUFFIXES: [&str; 4] = [".html", ".htm", ".html.gz", ".htm.gz"];

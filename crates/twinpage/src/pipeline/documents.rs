@@ -9,10 +9,11 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::document::attributes::RenderedAttributes;
-use crate::document::decode::{decode_bytes, read_body, DecodedBody, MAX_BODY_BYTES};
+use crate::document::decode::{decode_bytes, read_body, DecodedBody};
 use crate::document::{Document, IdfTable, Pair};
 use crate::signals::{Layout, PairBodies};
 use twinpage_render::{self as render, RenderSettings, RenderedBody, Request, SupplyReport};
+use twinpage_util::body::MAX_BODY_BYTES;
 use twinpage_util::Progress;
 
 /// One render request per distinct fetched body of `pairs`, in path order, with
