@@ -641,6 +641,74 @@ fn kill_9_of_a_rendering_run_leaves_no_chromium_and_no_profile() {
 }
 
 #[test]
+fn stored_renders_travel_in_one_pack_and_score_as_files_do() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pairs.csv");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (pack, packed) = (d.join("renders.tar.zst"), d.join("pairs.csv"));
+    let store = || {
+        let mut cmd = twinpage();
+        // Every render is stored already: no browser may be needed.
+        cmd.env("TWINPAGE_CHROMIUM", d.join("no-chromium-here"))
+            .args(["render", "--cache"])
+            .arg(d.join("empty-cache"))
+            .arg("--pairs")
+            .arg(&examples)
+            .arg("--store")
+            .arg(&pack)
+            .arg("--out")
+            .arg(&packed);
+        stdout_of(&mut cmd)
+    };
+    let said = store();
+    assert!(
+        said.contains("0 rendered now, 0 already in the cache"),
+        "{said}"
+    );
+    let (headers, rows) = read_csv(&packed);
+    let rendered_a = headers.iter().position(|h| h == "rendered_a").unwrap();
+    assert!(
+        rows[0][rendered_a].starts_with("renders.tar.zst/")
+            && rows[0][rendered_a].ends_with(".render.json"),
+        "{:?}",
+        rows[0]
+    );
+    // The same decisions as from the render files.
+    let decisions = |pairs: &Path, out: &str| {
+        let out = d.join(out);
+        score(pairs, &out, &[]).assert().success();
+        let (headers, rows) = read_csv(&out);
+        let from = headers.iter().position(|h| h == "p_duplicate").unwrap();
+        rows.iter().map(|r| r[from..].to_vec()).collect::<Vec<_>>()
+    };
+    assert_eq!(decisions(&packed, "a.csv"), decisions(&examples, "b.csv"));
+    // The same renders again: the pack is not written again.
+    let before = (
+        fs::read(&pack).unwrap(),
+        fs::metadata(&pack).unwrap().modified().unwrap(),
+    );
+    store();
+    let after = (
+        fs::read(&pack).unwrap(),
+        fs::metadata(&pack).unwrap().modified().unwrap(),
+    );
+    assert_eq!(before, after);
+    // A render the pack does not hold is named, with the pack (the fetched body
+    // stands in, as for any render that cannot be had).
+    let text = fs::read_to_string(&packed).unwrap();
+    let entry = rows[0][rendered_a].trim_start_matches("renders.tar.zst/");
+    fs::write(&packed, text.replace(entry, "0000.render.json")).unwrap();
+    let run = score(&packed, &d.join("c.csv"), &["--render", "always"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        said.contains("renders.tar.zst holds no 0000.render.json"),
+        "{said}"
+    );
+}
+
+#[test]
 fn render_ahead_then_score_without_a_browser() {
     let (dir, pairs) = fixture("");
     let d = dir.path();
@@ -946,12 +1014,14 @@ fn queue_export_import_and_retrain() {
     // names the line of the (CRLF) file it came from: data row i is line i + 2.
     let truth: std::collections::HashMap<(String, String), (String, usize)> = {
         let mut r = csv::Reader::from_path(path("new.csv")).unwrap();
+        let label = r.headers().unwrap().iter().position(|h| h == "label");
+        let label = label.unwrap();
         r.records()
             .enumerate()
             .map(|(i, rec)| {
                 let rec = rec.unwrap();
                 let key = (rec[0].to_string(), rec[1].to_string());
-                (key, (rec[4].to_string(), i + 2))
+                (key, (rec[label].to_string(), i + 2))
             })
             .collect()
     };

@@ -9,16 +9,18 @@ use twinpage::pipeline::render_requests;
 use twinpage::render::{self, RenderedBody};
 
 /// Render every document of pair files into the render cache, so that later
-/// commands find them there; with --store, also write each render to a folder and
-/// a copy of the pair file whose rendered_a, rendered_b name them (a pair file
-/// that needs no browser). Renders already in the --store folder are reused.
+/// commands find them there; with --store, also write each render to a folder (or
+/// a pack) and a copy of the pair file whose rendered_a, rendered_b name them (a pair
+/// file that needs no browser). Renders already in the --store folder or pack are reused.
 #[derive(clap::Args)]
 pub struct Args {
     /// Pair file(s) (CSV); repeat for several.
     #[arg(long, value_name = "F.csv", required = true)]
     pairs: Vec<PathBuf>,
-    /// Folder to write each render to, as gzipped JSON (needs --out and one --pairs).
-    #[arg(long, value_name = "DIR", requires = "out")]
+    /// Where to write each render (needs --out and one --pairs): a folder, one gzipped
+    /// JSON file per document; or a pack, a path ending in .tar.zst: one solid archive
+    /// of them all, a seventh of the size, for renders kept in version control.
+    #[arg(long, value_name = "DIR|F.tar.zst", requires = "out")]
     store: Option<PathBuf>,
     /// The pair file with rendered_a, rendered_b set to the stored renders.
     #[arg(long, value_name = "F.csv", requires = "store")]

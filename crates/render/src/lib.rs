@@ -34,6 +34,7 @@
 //!   [`ServePolicy`] (`options.rs`) say, into [`Rendered`] (`rendered.rs`);
 //! - [`RenderCache`] (`cache.rs`) keeps renders on disk, keyed by content and version;
 //! - [`supply()`] (`supply.rs`) gets a run its rendered bodies: stored, cached or rendered;
+//! - `stored.rs` reads and writes stored renders, in a folder or a [`Pack`] (`pack.rs`);
 //! - `process.rs` is a browser's processes (launch, kill, Ctrl-C, kill -9), `cdp.rs`
 //!   the DevTools protocol over its pipe, `protocol.rs` its messages as types;
 //! - `page.rs` is one render on one tab, `serve.rs` what the page gets when it asks;
@@ -44,6 +45,7 @@ mod cache;
 mod cdp;
 mod document;
 mod options;
+mod pack;
 mod page;
 mod pool;
 mod process;
@@ -51,6 +53,7 @@ mod protocol;
 mod rendered;
 mod renderer;
 mod serve;
+mod stored;
 mod supply;
 mod sync;
 mod tab;
@@ -58,11 +61,12 @@ mod tab;
 pub use cache::RenderCache;
 pub use document::read_document;
 pub use options::{RenderOptions, ServePolicy, CHROMIUM_BINARIES};
+pub use pack::{Pack, PACK_SUFFIX};
 pub use rendered::{Rendered, StoredRender, RENDERER_VERSION};
 pub use renderer::Renderer;
+pub use stored::{already_stored, read_stored, store_all, stored_bytes};
 pub use supply::{
-    already_stored, default_cache_dir, find_rendered, read_stored, store_all, supply,
-    RenderSettings, RenderedBody, Request, SupplyReport,
+    default_cache_dir, find_rendered, supply, RenderSettings, RenderedBody, Request, SupplyReport,
 };
 
 #[cfg(test)]

@@ -6,18 +6,17 @@
 //! something is missing, so a warm cache or self-contained pair files need no
 //! browser at all.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use anyhow::{Context, Result};
-use flate2::write::GzEncoder;
 use rayon::prelude::*;
 
-use crate::cache::{write_bytes, RenderCache};
+use crate::cache::RenderCache;
 use crate::document::read_document;
 use crate::options::RenderOptions;
 use crate::rendered::{Rendered, StoredRender};
+use crate::stored::read_stored;
 use crate::sync::lock;
 use crate::Renderer;
 use twinpage_util::Progress;
@@ -258,85 +257,6 @@ fn look_up(request: &Request, cache: &RenderCache, retry_failed: bool) -> Found 
         Some(reason) => Found::FailedBefore(reason),
         None => Found::Missing(key),
     }
-}
-
-/// Reads a stored render: the JSON that `twinpage render --store` writes (gzipped
-/// or not; a render or a failure), or a bare synthetic body (HTML).
-pub fn read_stored(path: &Path) -> Result<RenderedBody> {
-    // A render holds a (cut) synthetic body and its visible text, escaped as JSON.
-    let bytes = twinpage_util::body::read_decompressed(path, 64 << 20)?;
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first != Some(&b'{') {
-        return Ok(RenderedBody::SyntheticOnly(bytes));
-    }
-    let stored: StoredRender = serde_json::from_slice(&bytes)
-        .with_context(|| format!("{} is not a stored render", path.display()))?;
-    Ok(RenderedBody::from(stored))
-}
-
-/// Writes each render (or its failure) into `folder`; the stored file of each
-/// document. Documents that cannot be read get none; renders already there are
-/// not written again.
-pub fn store_all(
-    requests: &[Request],
-    bodies: &[RenderedBody],
-    folder: &Path,
-) -> Result<BTreeMap<PathBuf, PathBuf>> {
-    std::fs::create_dir_all(folder)
-        .with_context(|| format!("cannot create {}", folder.display()))?;
-    let mut stored = BTreeMap::new();
-    for (request, body) in requests.iter().zip(bodies) {
-        let document = request.document.to_path_buf();
-        let render = match body {
-            RenderedBody::Measured(rendered) => StoredRender::Rendered(rendered.clone()),
-            RenderedBody::Failed(reason) => StoredRender::Failed {
-                failed: reason.clone(),
-            },
-            RenderedBody::SyntheticOnly(_) => {
-                if let Some(given) = request.stored {
-                    stored.insert(document, given.to_path_buf());
-                }
-                continue;
-            }
-        };
-        let Ok(hash) = request.hash() else {
-            continue;
-        };
-        let path = stored_path(&hash, folder);
-        if request.stored != Some(path.as_path()) {
-            store(&render, &path)?;
-        }
-        stored.insert(document, path);
-    }
-    Ok(stored)
-}
-
-/// Where [`store_all`] puts the render of a document with this content hash.
-fn stored_path(content_hash: &[u8; 32], folder: &Path) -> PathBuf {
-    let name = blake3::Hash::from(*content_hash).to_hex();
-    folder.join(format!("{}.render.json.gz", &name[..20]))
-}
-
-/// For each request the pair file gives no render for, the render an earlier
-/// [`store_all`] into `folder` wrote, if there is one: a store is then a cache that
-/// travels with the pair files. Fills in the requests' content hashes on the way.
-pub fn already_stored(requests: &mut [Request], folder: &Path) -> Vec<Option<PathBuf>> {
-    requests
-        .par_iter_mut()
-        .map(|request| {
-            let hash = request.hash().ok()?;
-            request.content_hash = Some(hash);
-            let path = stored_path(&hash, folder);
-            (request.stored.is_none() && path.is_file()).then_some(path)
-        })
-        .collect()
-}
-
-/// Writes a render (or failure) as gzipped JSON to `path`.
-fn store(stored: &StoredRender, path: &Path) -> Result<()> {
-    let mut gzip = GzEncoder::new(Vec::new(), flate2::Compression::best());
-    serde_json::to_writer(&mut gzip, stored)?;
-    write_bytes(path, &gzip.finish()?)
 }
 
 /// The rendered body a document already has, stored or cached, without starting a

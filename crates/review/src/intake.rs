@@ -11,7 +11,7 @@ use super::store::{QueuedPair, ReviewStore, StoredDocument};
 use twinpage::document::{Document, Pair};
 use twinpage::model::{Decision, Model};
 use twinpage::pipeline::{Batch, Outcome};
-use twinpage::render::{RenderCache, StoredRender};
+use twinpage::render::{stored_bytes, RenderCache, StoredRender};
 use twinpage::util::body::{read_decompressed, MAX_BODY_BYTES};
 
 /// How many queued pairs are built and written at a time: each holds both pages'
@@ -119,7 +119,7 @@ fn stored_document(
         serde_json::to_vec(&StoredRender::Rendered(render)).ok()
     };
     let rendered = match stored_render {
-        Some(path) => Some(read_decompressed(path, 64 << 20)?),
+        Some(path) => Some(stored_bytes(path)?),
         None => cached(),
     };
     let screenshot = cache

@@ -169,7 +169,7 @@ impl PairFile {
             .unwrap_or(Path::new("."))
             .canonicalize()?;
         let shown = |path: &Path| -> String {
-            let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+            let path = canonical(path);
             path.strip_prefix(&base)
                 .unwrap_or(&path)
                 .display()
@@ -202,6 +202,17 @@ impl PairFile {
             writer.finish()
         })
     }
+}
+
+/// The absolute path of `path`; when it is not a file of its own (an entry of a
+/// render pack, `rendered/test.tar.zst/<name>`), its folder's, joined with its name.
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize()
+        .or_else(|e| match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => Ok(parent.canonicalize()?.join(name)),
+            _ => Err(e),
+        })
+        .unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// One side of a pair as a pair file names it: URL, fetched body, stored render
