@@ -1,0 +1,138 @@
+//! The WARC files of an input: a WARC file itself, or each WARC inside a WACZ.
+//!
+//! A WACZ (Web Archive Collection Zipped) is a zip whose `archive/` folder holds
+//! the WARC files, stored uncompressed so that a record can be read by seeking to
+//! its offset (the spec asks for it; a WARC stored deflated inside one is refused
+//! with that reason). Its indexes and page lists are not needed: the records say
+//! everything.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::warc::Records;
+
+/// One WARC file: a file of its own, or a stretch of a WACZ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WarcFile {
+    /// The file on disk.
+    pub path: PathBuf,
+    /// How sources name it: the path, or `crawl.wacz/archive/data.warc.gz`.
+    pub name: String,
+    /// Where it starts in `path`, and how long it is.
+    start: u64,
+    len: u64,
+}
+
+impl WarcFile {
+    /// The WARC files `input` holds: itself when it is a WARC, the WARCs of its
+    /// `archive/` folder when it is a WACZ.
+    pub fn of(input: &Path) -> Result<Vec<WarcFile>> {
+        let len = std::fs::metadata(input)
+            .with_context(|| format!("cannot read {}", input.display()))?
+            .len();
+        if !is_wacz(input) {
+            return Ok(vec![WarcFile {
+                path: input.to_path_buf(),
+                name: input.display().to_string(),
+                start: 0,
+                len,
+            }]);
+        }
+        let file = File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
+        let mut zip = zip::ZipArchive::new(file)
+            .with_context(|| format!("{} is not a WACZ (not a zip file)", input.display()))?;
+        let mut warcs = Vec::new();
+        for i in 0..zip.len() {
+            let entry = zip.by_index_raw(i)?;
+            let name = entry.name().to_string();
+            if !name.starts_with("archive/")
+                || !(name.ends_with(".warc") || name.ends_with(".warc.gz"))
+            {
+                continue;
+            }
+            if entry.compression() != zip::CompressionMethod::Stored {
+                bail!(
+                    "{}: {name} is compressed inside the zip; a WACZ stores its WARC files uncompressed (ZIP_STORED) so that records can be found by offset",
+                    input.display()
+                );
+            }
+            warcs.push(WarcFile {
+                path: input.to_path_buf(),
+                name: format!("{}/{name}", input.display()),
+                start: entry.data_start(),
+                len: entry.size(),
+            });
+        }
+        if warcs.is_empty() {
+            bail!("{}: a WACZ with no WARC file in archive/", input.display());
+        }
+        Ok(warcs)
+    }
+
+    /// Its records, from the start.
+    pub fn records(&self) -> Result<Records<Stretch>> {
+        let stretch = Stretch::open(&self.path, self.start, self.len)
+            .with_context(|| format!("cannot read {}", self.name))?;
+        Records::new(stretch).with_context(|| format!("cannot read {}", self.name))
+    }
+}
+
+/// Whether `path` names a WACZ (by its suffix).
+pub fn is_wacz(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("wacz"))
+}
+
+/// A stretch of a file, read and sought as if it were the whole file.
+pub struct Stretch {
+    file: File,
+    start: u64,
+    len: u64,
+    at: u64,
+}
+
+impl Stretch {
+    fn open(path: &Path, start: u64, len: u64) -> io::Result<Stretch> {
+        let mut file = File::open(path)?;
+        file.seek(SeekFrom::Start(start))?;
+        Ok(Stretch {
+            file,
+            start,
+            len,
+            at: 0,
+        })
+    }
+}
+
+impl Read for Stretch {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.len.saturating_sub(self.at) as usize;
+        let room = buf.len().min(left);
+        let n = self.file.read(&mut buf[..room])?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for Stretch {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let at = match to {
+            SeekFrom::Start(n) => n as i128,
+            SeekFrom::Current(n) => self.at as i128 + n as i128,
+            SeekFrom::End(n) => self.len as i128 + n as i128,
+        };
+        if at < 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "seek before the start",
+            ));
+        }
+        let at = (at as u64).min(self.len);
+        self.file.seek(SeekFrom::Start(self.start + at))?;
+        self.at = at;
+        Ok(at)
+    }
+}

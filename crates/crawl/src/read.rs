@@ -1,0 +1,346 @@
+//! Reading a crawl: its pages, and where every archived response is.
+//!
+//! A page is an HTML response the crawler got (status 200), from a `response` or
+//! `resource` record, or from a `revisit` record, which stands for the payload of
+//! the record it repeats (found by the URI and date it refers to, else by payload
+//! digest, in any of the inputs). Everything else archived (scripts, styles,
+//! images, redirects) is a capture kept for replay. A record that cannot be read is
+//! reported as `FILE#OFFSET: why` and the reading goes on.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+
+use crate::archive::WarcFile;
+use crate::http::Response;
+use crate::warc::Record;
+use twinpage_util::body::MAX_BODY_BYTES;
+
+/// A resource is kept up to this size for replay (a page is cut at `MAX_BODY_BYTES`).
+pub const MAX_RESOURCE_BYTES: usize = 32 << 20;
+
+/// A page of a crawl: an HTML document as the crawler got it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    pub url: String,
+    /// Where it was read: `FILE#OFFSET` (the offset where its record starts, as CDX
+    /// indexes give it) for an archive record, `FILE:LINE` for a JSONL line.
+    pub source: String,
+    /// When it was captured (`WARC-Date`), when known.
+    pub date: Option<String>,
+    /// The HTTP status (200 for a page).
+    pub status: u16,
+    /// The fetched body, decoded from transfer and content encodings, cut at
+    /// `MAX_BODY_BYTES`.
+    pub body: Vec<u8>,
+    /// The charset the HTTP header named, if any: it comes before the page's own.
+    pub charset: Option<String>,
+    /// For a revisit, the source of the record whose payload it repeats.
+    pub payload_from: Option<String>,
+}
+
+/// Where an archived response is: what replay needs to answer a page's request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capture {
+    pub url: String,
+    pub date: String,
+    /// Index into [`Crawl::files`].
+    pub file: usize,
+    pub offset: u64,
+    pub status: u16,
+    pub media_type: Option<String>,
+    kind: Kind,
+    digest: Option<String>,
+    refers_to: Option<(String, String)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Response,
+    Resource,
+    Revisit,
+}
+
+/// What reading a crawl found, besides its pages.
+#[derive(Debug, Default)]
+pub struct Crawl {
+    pub files: Vec<WarcFile>,
+    pub captures: Vec<Capture>,
+    /// Records and lines that could not be read, each `SOURCE: why`.
+    pub unreadable: Vec<String>,
+    pub records: usize,
+    pub pages: usize,
+}
+
+/// Reads every input (WARC, gzipped or not; WACZ; JSONL of `{"url", "html"}`),
+/// handing each page to `each` as it is read. Fails only when an input cannot be
+/// opened at all or `each` fails; a bad record or line goes to
+/// [`Crawl::unreadable`] and the reading goes on.
+pub fn read_crawl(inputs: &[PathBuf], mut each: impl FnMut(Page) -> Result<()>) -> Result<Crawl> {
+    let mut crawl = Crawl::default();
+    for input in inputs {
+        if is_jsonl(input) {
+            read_jsonl(input, &mut crawl, &mut each)?;
+        } else {
+            crawl.files.extend(WarcFile::of(input)?);
+        }
+    }
+    for file in 0..crawl.files.len() {
+        read_warc(file, &mut crawl, &mut each)?;
+    }
+    resolve_revisits(&mut crawl, &mut each)?;
+    Ok(crawl)
+}
+
+fn is_jsonl(path: &Path) -> bool {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    name.ends_with(".jsonl") || name.ends_with(".jsonl.gz") || name.ends_with(".ndjson")
+}
+
+fn read_warc(
+    file: usize,
+    crawl: &mut Crawl,
+    each: &mut impl FnMut(Page) -> Result<()>,
+) -> Result<()> {
+    let name = crawl.files[file].name.clone();
+    for record in crawl.files[file].records()? {
+        crawl.records += 1;
+        let record = match record {
+            Ok(record) => record,
+            Err(bad) => {
+                crawl
+                    .unreadable
+                    .push(format!("{name}#{}: {}", bad.offset, bad.reason));
+                continue;
+            }
+        };
+        let kind = match record.kind() {
+            "response" => Kind::Response,
+            "resource" => Kind::Resource,
+            "revisit" => Kind::Revisit,
+            _ => continue,
+        };
+        let Some(url) = record.target_uri().map(str::to_string) else {
+            continue;
+        };
+        let at = format!("{name}#{}", record.offset);
+        let response = match payload(&record, kind) {
+            Ok(response) => response,
+            Err(reason) => {
+                crawl.unreadable.push(format!("{at}: {reason}"));
+                continue;
+            }
+        };
+        let capture = Capture {
+            url,
+            date: record.header("WARC-Date").unwrap_or("").to_string(),
+            file,
+            offset: record.offset,
+            status: response.status,
+            media_type: response.media_type(),
+            kind,
+            digest: record.header("WARC-Payload-Digest").map(str::to_string),
+            refers_to: refers_to(&record),
+        };
+        if kind != Kind::Revisit && is_page(&capture, &response.body) {
+            crawl.pages += 1;
+            each(page(&capture, at, response, None))?;
+        }
+        crawl.captures.push(capture);
+    }
+    Ok(())
+}
+
+/// The HTTP response of a record (a `resource` record is its payload, status 200).
+fn payload(record: &Record, kind: Kind) -> Result<Response, String> {
+    if record.cut {
+        return Err(format!(
+            "the record is over {} bytes; cut, so not read",
+            crate::warc::MAX_BLOCK_BYTES
+        ));
+    }
+    match kind {
+        Kind::Resource => Ok(Response {
+            status: 200,
+            headers: record
+                .header("Content-Type")
+                .map(|t| vec![("Content-Type".to_string(), t.to_string())])
+                .unwrap_or_default(),
+            body: record.block[..record.block.len().min(MAX_RESOURCE_BYTES)].to_vec(),
+        }),
+        // A revisit may hold the HTTP header of the new response, or nothing.
+        Kind::Revisit if record.block.is_empty() => Ok(Response {
+            status: 200,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }),
+        Kind::Response | Kind::Revisit => Response::parse(&record.block, MAX_RESOURCE_BYTES),
+    }
+}
+
+fn refers_to(record: &Record) -> Option<(String, String)> {
+    let uri = record
+        .header("WARC-Refers-To-Target-URI")
+        .or_else(|| record.target_uri())?;
+    let date = record.header("WARC-Refers-To-Date").unwrap_or("");
+    Some((uri.trim_matches(['<', '>']).to_string(), date.to_string()))
+}
+
+/// Whether a capture is a page: HTML, status 200 (a redirect is not a page: its
+/// target is, when the crawl has it).
+fn is_page(capture: &Capture, body: &[u8]) -> bool {
+    if capture.status != 200 {
+        return false;
+    }
+    match capture.media_type.as_deref() {
+        Some("text/html" | "application/xhtml+xml") => true,
+        Some(_) => false,
+        None => looks_like_html(body),
+    }
+}
+
+fn looks_like_html(body: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_ascii_lowercase();
+    head.contains("<!doctype html") || head.contains("<html")
+}
+
+fn page(
+    capture: &Capture,
+    source: String,
+    response: Response,
+    payload_from: Option<String>,
+) -> Page {
+    let charset = response.charset();
+    let mut body = response.body;
+    body.truncate(MAX_BODY_BYTES);
+    Page {
+        url: capture.url.clone(),
+        source,
+        date: Some(capture.date.clone()).filter(|d| !d.is_empty()),
+        status: capture.status,
+        body,
+        charset,
+        payload_from,
+    }
+}
+
+/// Each revisit of a page, with the payload of the record it repeats.
+fn resolve_revisits(crawl: &mut Crawl, each: &mut impl FnMut(Page) -> Result<()>) -> Result<()> {
+    let originals: HashMap<(&str, &str), usize> = crawl
+        .captures
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.kind != Kind::Revisit)
+        .map(|(i, c)| ((c.url.as_str(), c.date.as_str()), i))
+        .collect();
+    let by_digest: HashMap<&str, usize> = crawl
+        .captures
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.kind != Kind::Revisit)
+        .filter_map(|(i, c)| Some((c.digest.as_deref()?, i)))
+        .collect();
+    let mut found = Vec::new();
+    for (i, revisit) in crawl.captures.iter().enumerate() {
+        if revisit.kind != Kind::Revisit || revisit.status != 200 {
+            continue;
+        }
+        let (uri, date) = revisit.refers_to.as_ref().expect("a revisit has a target");
+        let original = originals
+            .get(&(uri.as_str(), date.as_str()))
+            .or_else(|| by_digest.get(revisit.digest.as_deref()?));
+        found.push((i, original.copied()));
+    }
+    for (i, original) in found {
+        let revisit = crawl.captures[i].clone();
+        let at = format!("{}#{}", crawl.files[revisit.file].name, revisit.offset);
+        let Some(original) = original else {
+            let (uri, date) = revisit.refers_to.as_ref().expect("a revisit has a target");
+            crawl.unreadable.push(format!(
+                "{at}: a revisit of {uri} ({date}), whose record is in none of the inputs"
+            ));
+            continue;
+        };
+        let original = crawl.captures[original].clone();
+        let from = format!("{}#{}", crawl.files[original.file].name, original.offset);
+        let response = crawl.files[original.file]
+            .records()?
+            .read_at(original.offset)
+            .map_err(|bad| bad.reason)
+            .and_then(|record| payload(&record, original.kind));
+        let response = match response {
+            Ok(response) => response,
+            Err(reason) => {
+                crawl
+                    .unreadable
+                    .push(format!("{at}: its original {from}: {reason}"));
+                continue;
+            }
+        };
+        let capture = Capture {
+            media_type: revisit.media_type.clone().or(original.media_type.clone()),
+            ..revisit
+        };
+        if is_page(&capture, &response.body) {
+            crawl.pages += 1;
+            each(page(&capture, at, response, Some(from)))?;
+        }
+    }
+    Ok(())
+}
+
+/// A JSONL line: a page's URL and HTML.
+#[derive(Deserialize)]
+struct Line {
+    url: String,
+    html: String,
+}
+
+fn read_jsonl(
+    path: &Path,
+    crawl: &mut Crawl,
+    each: &mut impl FnMut(Page) -> Result<()>,
+) -> Result<()> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let reader: Box<dyn BufRead> = if path.to_string_lossy().ends_with(".gz") {
+        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file)))
+    } else {
+        Box::new(BufReader::new(file))
+    };
+    let (pages_before, unreadable_before) = (crawl.pages, crawl.unreadable.len());
+    for (i, line) in reader.split(b'\n').enumerate() {
+        let at = format!("{}:{}", path.display(), i + 1);
+        let line = line.with_context(|| format!("cannot read {at}"))?;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Line>(&line) {
+            Ok(Line { url, html }) => {
+                crawl.pages += 1;
+                let mut body = html.into_bytes();
+                body.truncate(MAX_BODY_BYTES);
+                each(Page {
+                    url,
+                    source: at,
+                    date: None,
+                    status: 200,
+                    body,
+                    charset: Some("utf-8".into()),
+                    payload_from: None,
+                })?;
+            }
+            Err(e) => crawl.unreadable.push(format!(
+                "{at}: not a page ({e}); a line is {{\"url\": …, \"html\": …}}"
+            )),
+        }
+    }
+    if crawl.pages == pages_before && crawl.unreadable.len() > unreadable_before {
+        let first = &crawl.unreadable[unreadable_before];
+        bail!("{}: no line is a page: {first}", path.display());
+    }
+    Ok(())
+}

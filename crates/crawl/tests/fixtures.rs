@@ -1,0 +1,215 @@
+//! Crawls written by real WARC writers (wget 1.21, warcio 1.8, py-wacz 0.6;
+//! `tests/crawls/make.sh` makes them), read as warcio reads them.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use twinpage_crawl::{read_crawl, Page, WarcFile};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/crawls")
+        .join(name)
+}
+
+/// A record as an index lists it: type, URL, offset.
+type Listed = (String, String, u64);
+
+/// Each record, as warcio indexed the file.
+fn expected(name: &str) -> Vec<Listed> {
+    let text = std::fs::read_to_string(fixture(&format!("expected/{name}.jsonl"))).unwrap();
+    text.lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let url = v["url"].as_str().unwrap_or("").to_string();
+            (
+                v["type"].as_str().unwrap().to_string(),
+                url,
+                v["offset"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Each record as this crate reads the file, and its errors (offset, why).
+fn records(name: &str) -> (Vec<Listed>, Vec<(u64, String)>) {
+    let [file] = WarcFile::of(&fixture(name)).unwrap().try_into().unwrap();
+    let (mut read, mut bad) = (Vec::new(), Vec::new());
+    for record in file.records().unwrap() {
+        match record {
+            Ok(r) => read.push((
+                r.kind().to_string(),
+                r.target_uri().unwrap_or("").to_string(),
+                r.offset,
+            )),
+            Err(e) => bad.push((e.offset, e.reason)),
+        }
+    }
+    (read, bad)
+}
+
+fn pages(inputs: &[&str]) -> (Vec<Page>, twinpage_crawl::Crawl) {
+    let inputs: Vec<PathBuf> = inputs.iter().map(|n| fixture(n)).collect();
+    let mut pages = Vec::new();
+    let crawl = read_crawl(&inputs, |page| {
+        pages.push(page);
+        Ok(())
+    })
+    .unwrap();
+    (pages, crawl)
+}
+
+fn text(page: &Page) -> String {
+    String::from_utf8_lossy(&page.body).into_owned()
+}
+
+#[test]
+fn every_record_of_wget_and_warcio_files_is_where_warcio_says() {
+    for name in [
+        "wget.warc.gz",
+        "wget-plain.warc",
+        "warcio.warc.gz",
+        "warcio.warc",
+        "warcio-revisit.warc.gz",
+    ] {
+        let (read, bad) = records(name);
+        assert!(bad.is_empty(), "{name}: {bad:?}");
+        assert_eq!(read, expected(name), "{name}");
+    }
+}
+
+#[test]
+fn pages_are_the_html_responses_decoded_and_the_rest_is_kept_for_replay() {
+    let (pages, crawl) = pages(&["wget.warc.gz"]);
+    let urls: Vec<&str> = pages.iter().map(|p| p.url.as_str()).collect();
+    // The redirect, the 404, the script, style and image are no pages; the article
+    // wget fetched twice (after the redirect) is two captures.
+    assert_eq!(
+        urls,
+        [
+            "http://twinpage.test/article.html",
+            "http://twinpage.test/article-copy.html",
+            "http://twinpage.test/other.html",
+            "http://twinpage.test/app.html",
+            "http://twinpage.test/article.html",
+            "http://twinpage.test/chunked.html",
+            "http://twinpage.test/gzip.html",
+            "http://twinpage.test/charset-header.html",
+            "http://twinpage.test/charset-meta.html",
+        ]
+    );
+    let by_url = |url: &str| pages.iter().find(|p| p.url.ends_with(url)).unwrap();
+    assert_eq!(
+        by_url("article.html").source,
+        format!("{}#967", fixture("wget.warc.gz").display())
+    );
+    assert!(text(by_url("chunked.html")).contains("Night market returns"));
+    assert!(text(by_url("gzip.html")).contains("four hundred trees"));
+    assert_eq!(
+        by_url("charset-header.html").charset.as_deref(),
+        Some("windows-1251")
+    );
+    assert_eq!(by_url("charset-meta.html").charset, None);
+    assert!(by_url("app.html")
+        .date
+        .as_deref()
+        .is_some_and(|d| d.starts_with("20")));
+    let script = crawl
+        .captures
+        .iter()
+        .find(|c| c.url.ends_with("app.js?v=123"))
+        .unwrap();
+    assert_eq!((script.status, script.offset), (200, 11381));
+    assert!(crawl.unreadable.is_empty(), "{:?}", crawl.unreadable);
+}
+
+#[test]
+fn a_revisit_is_its_original_payload_in_this_file_or_another_and_a_lost_one_is_said() {
+    let (pages, crawl) = pages(&["warcio.warc.gz", "warcio-revisit.warc.gz"]);
+    let revisits: Vec<&Page> = pages.iter().filter(|p| p.payload_from.is_some()).collect();
+    assert_eq!(revisits.len(), 2, "{revisits:?}");
+    let original = |url: &str| {
+        pages
+            .iter()
+            .find(|p| p.url == url && p.payload_from.is_none())
+            .unwrap()
+    };
+    for revisit in revisits {
+        assert_eq!(revisit.body, original(&revisit.url).body, "{}", revisit.url);
+        assert_eq!(
+            revisit.payload_from.as_ref(),
+            Some(&original(&revisit.url).source)
+        );
+    }
+    let other = pages
+        .iter()
+        .find(|p| p.url.ends_with("/other.html") && p.payload_from.is_some());
+    assert!(other.unwrap().source.contains("warcio-revisit.warc.gz#369"));
+    // The resource record is a page too.
+    assert!(pages.iter().any(|p| p.url.ends_with("saved/other.html")));
+    assert_eq!(crawl.unreadable.len(), 1, "{:?}", crawl.unreadable);
+    let lost = &crawl.unreadable[0];
+    assert!(
+        lost.contains("warcio.warc.gz#18530") && lost.contains("archived-elsewhere.html"),
+        "{lost}"
+    );
+}
+
+#[test]
+fn a_wacz_is_read_as_the_warc_it_holds() {
+    let (from_wacz, _) = pages(&["crawl.wacz"]);
+    let (from_warc, _) = pages(&["wget.warc.gz"]);
+    assert_eq!(from_wacz.len(), from_warc.len());
+    for (a, b) in from_wacz.iter().zip(&from_warc) {
+        assert_eq!((&a.url, &a.body), (&b.url, &b.body));
+        let offset = b.source.rsplit('#').next().unwrap();
+        assert!(a.source.contains("crawl.wacz/archive/"), "{}", a.source);
+        assert!(
+            a.source.ends_with(&format!(".warc.gz#{offset}")),
+            "{}",
+            a.source
+        );
+    }
+}
+
+#[test]
+fn a_truncated_file_and_a_damaged_record_are_named_by_offset_and_the_rest_is_read() {
+    let (read, bad) = records("truncated.warc.gz");
+    let whole = expected("wget.warc.gz");
+    let cut = whole
+        .iter()
+        .position(|r| r.1.ends_with("other.html") && r.0 == "response")
+        .unwrap();
+    assert_eq!(read, whole[..cut]);
+    assert_eq!(bad.len(), 1);
+    assert_eq!(bad[0].0, whole[cut].2);
+
+    let (read, bad) = records("corrupt.warc");
+    let whole = expected("wget-plain.warc");
+    let damaged = whole.iter().position(|r| r.2 == 13222).unwrap();
+    assert_eq!(
+        bad.iter().map(|b| b.0).collect::<Vec<_>>(),
+        [13222],
+        "{bad:?}"
+    );
+    assert!(bad[0].1.contains("WARC/?!#"), "{}", bad[0].1);
+    let after: Vec<_> = whole[damaged + 1..].iter().take(4).cloned().collect();
+    assert_eq!(read, [&whole[..damaged], &after[..]].concat());
+}
+
+#[test]
+fn jsonl_lines_are_pages_and_a_bad_line_is_named() {
+    let (pages, crawl) = pages(&["pages.jsonl"]);
+    assert_eq!(pages.len(), 3);
+    assert!(pages[0].source.ends_with("pages.jsonl:1"));
+    assert!(text(&pages[0]).contains("Harbour ferry terminal reopens"));
+    assert!(crawl.unreadable.is_empty());
+    let (pages, crawl) = self::pages(&["pages-bad.jsonl"]);
+    assert_eq!(pages.len(), 3);
+    assert_eq!(crawl.unreadable.len(), 1);
+    assert!(
+        crawl.unreadable[0].contains("pages-bad.jsonl:3"),
+        "{:?}",
+        crawl.unreadable
+    );
+}
