@@ -14,14 +14,17 @@
 //! - `warc.rs` reads records with their offsets, and finds the next after a bad one;
 //! - `http.rs` reads the HTTP response a record holds (chunks, content encodings);
 //! - `archive.rs` finds the WARC files of an input (a WARC, or those of a WACZ);
-//! - `read.rs` turns records into pages and captures, revisits into their payloads.
+//! - `read.rs` turns records into pages and captures, revisits into their payloads;
+//! - `index.rs` finds a crawl's response to a URL, as replay tools match it.
 
 mod archive;
 mod http;
+mod index;
 mod read;
 mod warc;
 
 pub use archive::{is_wacz, WarcFile};
 pub use http::Response;
+pub use index::Index;
 pub use read::{read_crawl, Capture, Crawl, Page, MAX_RESOURCE_BYTES};
 pub use warc::{BadRecord, Record, Records, MAX_BLOCK_BYTES};

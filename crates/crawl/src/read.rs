@@ -52,13 +52,13 @@ pub struct Capture {
     pub offset: u64,
     pub status: u16,
     pub media_type: Option<String>,
-    kind: Kind,
+    pub(crate) kind: Kind,
     digest: Option<String>,
     refers_to: Option<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Kind {
+pub(crate) enum Kind {
     Response,
     Resource,
     Revisit,
@@ -155,7 +155,7 @@ fn read_warc(
 }
 
 /// The HTTP response of a record (a `resource` record is its payload, status 200).
-fn payload(record: &Record, kind: Kind) -> Result<Response, String> {
+pub(crate) fn payload(record: &Record, kind: Kind) -> Result<Response, String> {
     if record.cut {
         return Err(format!(
             "the record is over {} bytes; cut, so not read",

@@ -213,3 +213,20 @@ fn jsonl_lines_are_pages_and_a_bad_line_is_named() {
         crawl.unreadable
     );
 }
+
+#[test]
+fn replay_finds_a_response_as_replay_tools_match_it() {
+    let (_, crawl) = pages(&["wget.warc.gz"]);
+    let index = twinpage_crawl::Index::new(&crawl);
+    let find = |url: &str| index.find(url).map(|c| c.url.as_str());
+    let script = Some("http://twinpage.test/static/app.js?v=123");
+    assert_eq!(find("http://twinpage.test/static/app.js?v=123"), script);
+    // Another cache-buster, another scheme, the host in capitals: the same script.
+    assert_eq!(find("https://TWINPAGE.test/static/app.js?v=999"), script);
+    assert_eq!(find("http://twinpage.test/static/missing.js"), None);
+    // A redirect is followed inside the archive.
+    let (capture, response) = index.response("http://twinpage.test/old-article").unwrap();
+    assert_eq!(capture.url, "http://twinpage.test/article.html");
+    assert_eq!(response.status, 200);
+    assert!(String::from_utf8_lossy(&response.body).contains("Harbour ferry terminal"));
+}

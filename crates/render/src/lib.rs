@@ -37,7 +37,8 @@
 //! - `stored.rs` reads and writes stored renders, in a folder or a [`Pack`] (`pack.rs`);
 //! - `process.rs` is a browser's processes (launch, kill, Ctrl-C, kill -9), `cdp.rs`
 //!   the DevTools protocol over its pipe, `protocol.rs` its messages as types;
-//! - `page.rs` is one render on one tab, `serve.rs` what the page gets when it asks;
+//! - `page.rs` is one render on one tab, `serve.rs` what the page gets when it asks,
+//!   `replay.rs` what a page from a crawl gets: its crawl's own resources ([`Archive`]);
 //! - `document.rs` reads a document as the fetched body is read, `sync.rs` locks.
 
 mod browser;
@@ -52,6 +53,7 @@ mod process;
 mod protocol;
 mod rendered;
 mod renderer;
+mod replay;
 mod serve;
 mod stored;
 mod supply;
@@ -64,6 +66,7 @@ pub use options::{RenderOptions, ServePolicy, CHROMIUM_BINARIES};
 pub use pack::{Pack, PACK_SUFFIX};
 pub use rendered::{Rendered, StoredRender, RENDERER_VERSION};
 pub use renderer::Renderer;
+pub use replay::{Archive, Archived, ReplayOf};
 pub use stored::{already_stored, read_stored, store_all, stored_bytes};
 pub use supply::{
     default_cache_dir, find_rendered, supply, RenderSettings, RenderedBody, Request, SupplyReport,

@@ -11,6 +11,7 @@ use crate::document::{read_document, served_name};
 use crate::options::RenderOptions;
 use crate::page;
 use crate::rendered::Rendered;
+use crate::replay::ReplayOf;
 use crate::serve::Site;
 use crate::sync::lock;
 use crate::tab::Tab;
@@ -83,17 +84,42 @@ impl Slot {
             body,
             options.serve,
         )?;
+        self.render_site(&site, options, browsers)
+            .with_context(|| format!("rendering {} failed", document.display()))
+    }
+
+    /// Renders a page read from a crawl, answering its requests from its archive.
+    pub(crate) fn replay(
+        &mut self,
+        document: &Path,
+        replay: &ReplayOf,
+        options: &RenderOptions,
+        browsers: &Browsers,
+    ) -> Result<Rendered> {
+        let body = read_document(document)?;
+        self.renders += 1;
+        let site = Site::replaying(&origin(self.index, self.renders), body, replay.clone());
+        self.render_site(&site, options, browsers)
+            .with_context(|| format!("replaying {} ({}) failed", replay.url, document.display()))
+    }
+
+    fn render_site(
+        &mut self,
+        site: &Site,
+        options: &RenderOptions,
+        browsers: &Browsers,
+    ) -> Result<Rendered> {
         self.ready(options, browsers)?;
         let tab = self
             .tab
             .as_mut()
             .ok_or_else(|| anyhow!("no tab in slot {}", self.index))?;
         tab.begin_render();
-        let rendered = page::render(tab, &site, options.deadline, options.screenshots);
+        let rendered = page::render(tab, site, options.deadline, options.screenshots);
         if rendered.is_err() {
             self.tab = None;
         }
-        rendered.with_context(|| format!("rendering {} failed", document.display()))
+        rendered
     }
 }
 

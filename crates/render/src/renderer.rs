@@ -7,6 +7,7 @@ use crate::options::RenderOptions;
 use crate::pool::{Pool, Slot};
 use crate::process;
 use crate::rendered::Rendered;
+use crate::replay::ReplayOf;
 use crate::sync::lock;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -59,6 +60,14 @@ impl Renderer {
         self.pool
             .take()
             .render(document, &self.options, &self.browsers)
+    }
+
+    /// Renders a page read from a crawl (its fetched body at `document`), every
+    /// request it makes answered from its crawl's archive (see [`ReplayOf`]).
+    pub fn replay(&self, document: &Path, replay: &ReplayOf) -> Result<Rendered> {
+        self.pool
+            .take()
+            .replay(document, replay, &self.options, &self.browsers)
     }
 
     /// Renders many documents on the tab pool (in parallel, `tabs` at a time), calling

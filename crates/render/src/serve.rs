@@ -17,6 +17,7 @@
 
 use crate::options::ServePolicy;
 use crate::protocol::{FailRequest, FulfillRequest, Header, RequestPaused};
+use crate::replay::{archived_url, split_url, ReplayOf};
 use anyhow::{Context, Result};
 use base64::prelude::{Engine, BASE64_STANDARD};
 use std::path::{Component, Path, PathBuf};
@@ -55,6 +56,8 @@ pub(crate) struct Site {
     document_type: String,
     /// The folder whose files the page may read (None: nothing but itself).
     siblings: Option<PathBuf>,
+    /// A page from a crawl: its requests are answered from the crawl's archive.
+    replay: Option<ReplayOf>,
 }
 
 impl Site {
@@ -79,22 +82,80 @@ impl Site {
             origin: origin.to_string(),
             prefix: format!("{origin}/r{token}/"),
             name: name.to_string(),
-            document_type: format!(
-                "text/html; charset={}",
-                twinpage_util::body::sniff_encoding(&body).name()
-            ),
+            document_type: document_type(&body),
             body,
             siblings,
+            replay: None,
         })
+    }
+
+    /// Offers `body`, a page read from a crawl, at its own path on `origin`, its
+    /// requests answered from its archive (see `replay.rs`).
+    pub(crate) fn replaying(origin: &str, body: Vec<u8>, replay: ReplayOf) -> Site {
+        let (_, path) = split_url(&replay.url);
+        Site {
+            origin: origin.to_string(),
+            prefix: format!("{origin}/"),
+            name: path.to_string(),
+            document_type: document_type(&body),
+            body,
+            siblings: None,
+            replay: Some(replay),
+        }
     }
 
     /// The document's URL.
     pub(crate) fn url(&self) -> String {
-        format!("{}{}", self.prefix, percent_encode(&self.name))
+        match self.replay {
+            Some(_) => format!("{}{}", self.origin, self.name),
+            None => format!("{}{}", self.prefix, percent_encode(&self.name)),
+        }
     }
 
     /// The answer to a paused request.
     pub(crate) fn answer(&self, paused: &RequestPaused) -> Reply {
+        match &self.replay {
+            Some(replay) => self.answer_from_archive(paused, replay),
+            None => self.answer_from_folder(paused),
+        }
+    }
+
+    /// A replayed page's request: the document itself, else what the archive holds.
+    /// No Content-Security-Policy: requests to other hosts must reach here, to be
+    /// answered from the archive (every request is paused, so none leaves anyway).
+    fn answer_from_archive(&self, paused: &RequestPaused, replay: &ReplayOf) -> Reply {
+        let id = paused.request_id.clone();
+        let (url, method) = (&paused.request.url, &paused.request.method);
+        let resource = paused.resource_type.as_str();
+        if method != "GET" && method != "HEAD" {
+            return fulfil(id, 405, "text/plain", b"Method Not Allowed");
+        }
+        if url.split('#').next() == Some(self.url().as_str()) {
+            return fulfil(id, 200, &self.document_type, &self.body);
+        }
+        if NEEDLESS.contains(&resource) {
+            return fail(id);
+        }
+        let (site, _) = split_url(&replay.url);
+        match replay
+            .archive
+            .answer(&archived_url(url, &self.origin, site))
+        {
+            Some(found) => {
+                let body = if method == "HEAD" {
+                    Vec::new()
+                } else {
+                    found.body
+                };
+                fulfil(id, found.status, &found.content_type, &body)
+            }
+            None if resource == "Document" => fulfil(id, 204, "text/plain", &[]),
+            None => fail(id),
+        }
+    }
+
+    /// A lone document's request: itself, or a file of its folder as allowed.
+    fn answer_from_folder(&self, paused: &RequestPaused) -> Reply {
         let id = paused.request_id.clone();
         let (url, method) = (&paused.request.url, &paused.request.method);
         let resource = paused.resource_type.as_str();
@@ -135,6 +196,14 @@ impl Site {
         }
         Reply::Fulfil(fulfilled)
     }
+}
+
+/// `text/html` with the charset twinpage decodes the fetched body in (see `Site`).
+fn document_type(body: &[u8]) -> String {
+    format!(
+        "text/html; charset={}",
+        twinpage_util::body::sniff_encoding(body).name()
+    )
 }
 
 /// Sent with the document: the page's renderer refuses every address outside the

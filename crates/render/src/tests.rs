@@ -819,3 +819,47 @@ fn a_missing_chromium_says_how_to_install_it() {
         "{error}"
     );
 }
+
+/// The crawl fixtures (`tests/crawls/`, written by wget and warcio).
+fn crawl_fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/crawls")
+        .join(name)
+}
+
+#[test]
+fn a_page_from_a_crawl_runs_the_script_archived_with_it_and_a_lone_copy_does_not() {
+    use crate::replay::ReplayOf;
+    let mut app = None;
+    let crawl = twinpage_crawl::read_crawl(&[crawl_fixture("wget.warc.gz")], |page| {
+        if page.url.ends_with("/app.html") {
+            app = Some(page);
+        }
+        Ok(())
+    })
+    .expect("the crawl reads");
+    let app = app.expect("the crawl holds app.html");
+    // The page's own script is `/static/app.js?v=123`, archived beside it.
+    assert!(String::from_utf8_lossy(&app.body).contains("/static/app.js?v=123"));
+    let dir = site(&[("app.html", &app.body)]);
+    let document = dir.path().join("app.html");
+    let replay = ReplayOf {
+        url: app.url.clone(),
+        archive: std::sync::Arc::new(twinpage_crawl::Index::new(&crawl)),
+    };
+    let renderer = renderer(10, 1);
+    let replayed = renderer.replay(&document, &replay).expect("replays");
+    assert!(
+        replayed
+            .visible_text
+            .contains("Old rail bridge to close for six weeks"),
+        "{}",
+        replayed.visible_text
+    );
+    let lone = renderer.render(&document).expect("renders");
+    assert!(
+        !lone.visible_text.contains("Old rail bridge") && lone.visible_text.contains("Loading"),
+        "{}",
+        lone.visible_text
+    );
+}
