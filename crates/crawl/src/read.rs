@@ -7,11 +7,13 @@
 //! images, redirects) is a capture kept for replay. A record that cannot be read is
 //! reported as `FILE#OFFSET: why` and the reading goes on.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use encoding_rs::Encoding;
 use serde::Deserialize;
 
 use crate::archive::WarcFile;
@@ -40,6 +42,27 @@ pub struct Page {
     pub charset: Option<String>,
     /// For a revisit, the source of the record whose payload it repeats.
     pub payload_from: Option<String>,
+}
+
+impl Page {
+    /// The fetched body as a file of it should hold it: when the HTTP header named a
+    /// charset (which, by the HTML rules, comes before the page's own `<meta>`; only a
+    /// BOM comes before it), the body decoded in it and written as UTF-8 behind a BOM,
+    /// so that any later reader of the file reads it as the crawler's browser did.
+    pub fn fetched_body(&self) -> Cow<'_, [u8]> {
+        let Some(encoding) = self
+            .charset
+            .as_deref()
+            .and_then(|label| Encoding::for_label(label.as_bytes()))
+        else {
+            return Cow::Borrowed(&self.body);
+        };
+        let (text, _, _) = encoding.decode(&self.body);
+        let mut utf8 = Vec::with_capacity(text.len() + 3);
+        utf8.extend_from_slice(b"\xef\xbb\xbf");
+        utf8.extend_from_slice(text.as_bytes());
+        Cow::Owned(utf8)
+    }
 }
 
 /// Where an archived response is: what replay needs to answer a page's request.

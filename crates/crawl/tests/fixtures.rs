@@ -110,6 +110,13 @@ fn pages_are_the_html_responses_decoded_and_the_rest_is_kept_for_replay() {
         Some("windows-1251")
     );
     assert_eq!(by_url("charset-meta.html").charset, None);
+    // The header's charset is kept in the body a file of the page holds: UTF-8 behind a BOM.
+    let header_only = by_url("charset-header.html").fetched_body();
+    let (encoding, _) = encoding_rs::Encoding::for_bom(&header_only).unwrap();
+    assert_eq!(encoding, encoding_rs::UTF_8);
+    assert!(String::from_utf8_lossy(&header_only).contains("Городская баня снова открыта"));
+    let meta_only = by_url("charset-meta.html");
+    assert_eq!(*meta_only.fetched_body(), *meta_only.body);
     assert!(by_url("app.html")
         .date
         .as_deref()
