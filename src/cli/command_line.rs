@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use super::{
-    baseline, candidates, cluster, evaluate, explain, idf, index, render, report, retrain, review,
-    score, signals, sketch, train,
+    baseline, candidates, cluster, dedupe, evaluate, explain, idf, index, render, report, retrain,
+    review, score, signals, sketch, train,
 };
 
 #[derive(Parser)]
@@ -38,6 +38,7 @@ enum Command {
     Candidates(candidates::Args),
     Index(index::Args),
     Cluster(cluster::Args),
+    Dedupe(dedupe::Args),
     Baseline(baseline::Args),
     Render(render::Args),
     Report(report::Args),
@@ -65,6 +66,7 @@ pub fn run() -> ExitCode {
         Command::Candidates(a) => candidates::run(a),
         Command::Index(a) => index::run(a),
         Command::Cluster(a) => cluster::run(a),
+        Command::Dedupe(a) => dedupe::run(a),
         Command::Baseline(a) => baseline::run(a),
         Command::Render(a) => render::run(a),
         Command::Report(a) => report::run(a),

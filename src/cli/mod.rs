@@ -7,6 +7,7 @@ mod candidates;
 mod cluster;
 mod command_line;
 mod declared;
+mod dedupe;
 mod evaluate;
 mod explain;
 mod idf;

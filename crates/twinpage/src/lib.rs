@@ -12,7 +12,9 @@
 //! - [`candidates`]: the pairs worth scoring in a whole corpus (simhash, minhash, …);
 //! - [`model`]: an estimator over the vector, its calibrated confidence, the decision;
 //! - [`pipeline`]: a batch of pair files through all of it, on every core;
-//! - [`evaluate`]: models and the classic detectors judged on labelled pairs.
+//! - [`evaluate`]: models and the classic detectors judged on labelled pairs;
+//! - [`dedupe`]: from a crawl to its duplicates: candidates, scores, clusters that
+//!   do not chain, the page to keep.
 //!
 //! Above it, in crates of their own: `twinpage-review` (the undecided pairs queued
 //! for people, and the next model), `twinpage-report` (judgements drawn into one
@@ -43,6 +45,7 @@
 //! ```
 
 pub mod candidates;
+pub mod dedupe;
 pub mod distance;
 pub mod document;
 pub mod evaluate;

@@ -1,0 +1,285 @@
+//! Clusters that do not chain.
+//!
+//! Union-find over the pairs judged duplicate joins A and C when A ~ B and B ~ C,
+//! however different A and C are: through a wall, an empty render or a run of
+//! borderline pairs, thousands of pages end up in one cluster. Here a document is
+//! in a cluster because it was judged a duplicate **of the document the cluster
+//! keeps**:
+//!
+//! 1. the pairs judged duplicate (or left to review at p ≥ 0.5: joined, marked
+//!    unsure) make components, as union-find does;
+//! 2. in each component, the best document to keep (`keep.rs`) is kept, and every
+//!    member judged a duplicate of it joins its cluster; the pairs of it with members
+//!    never judged are scored first (a verification round);
+//! 3. the members left make the component's next cluster, around the best of them,
+//!    and so on. So every member of a cluster was judged against the page it keeps.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use super::keep::{self, Facts};
+use crate::document::rows::RowReader;
+use crate::model::Decision;
+use twinpage_util::hash::fnv1a;
+use twinpage_util::UnionFind;
+
+/// A pair left to review joins the cluster (marked unsure) from this p_duplicate.
+pub const UNSURE_JOINS_FROM: f64 = 0.5;
+
+/// What a scored pair says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judgement {
+    pub decision: Decision,
+    pub p_duplicate: f64,
+}
+
+impl Judgement {
+    fn joins(self) -> bool {
+        match self.decision {
+            Decision::Duplicate => true,
+            Decision::Review => self.p_duplicate >= UNSURE_JOINS_FROM,
+            Decision::Distinct => false,
+        }
+    }
+}
+
+/// Judgements by pair of document bodies (their `html` as written, in byte order).
+pub type Judged = HashMap<(String, String), Judgement>;
+
+fn key(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_string(), b.to_string())
+    } else {
+        (b.to_string(), a.to_string())
+    }
+}
+
+/// A document of the run: its body (`html` as written), where it was read
+/// (`FILE#OFFSET` for an archive record), and what the keep rule knows.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub html: String,
+    pub source: String,
+    pub facts: Facts,
+}
+
+/// How a document ended in its cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    pub cluster: String,
+    pub keep: bool,
+    /// `kept`, `duplicate` (judged so against the kept page), `unsure` (left to
+    /// review at p ≥ 0.5), `identical` (the same bytes), or `alone`.
+    pub joined: &'static str,
+    /// For the kept document, the keep rule that chose it over the runner-up.
+    pub why: &'static str,
+}
+
+/// Where the clustering stands: each document's place once known, and the pairs
+/// to judge before the rest can be placed.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub placed: Vec<Option<Placed>>,
+    /// Document pairs (kept candidate, member) not judged yet.
+    pub needed: Vec<(usize, usize)>,
+}
+
+/// Places every document it can with the judgements so far.
+pub fn plan(members: &[Member], judged: &Judged) -> Plan {
+    let judgement = |i: usize, j: usize| -> Option<Judgement> {
+        if members[i].html == members[j].html {
+            return Some(Judgement {
+                decision: Decision::Duplicate,
+                p_duplicate: 1.0,
+            });
+        }
+        judged
+            .get(&key(&members[i].html, &members[j].html))
+            .copied()
+    };
+    let mut plan = Plan {
+        placed: vec![None; members.len()],
+        needed: Vec::new(),
+    };
+    for component in components(members, judged) {
+        let facts: Vec<Facts> = component
+            .iter()
+            .map(|&i| members[i].facts.clone())
+            .collect();
+        let mut left: Vec<usize> = keep::rank(&facts)
+            .into_iter()
+            .map(|r| component[r])
+            .collect();
+        while let Some((&kept, others)) = left.split_first() {
+            let missing: Vec<usize> = others
+                .iter()
+                .copied()
+                .filter(|&m| judgement(kept, m).is_none())
+                .collect();
+            if !missing.is_empty() {
+                plan.needed.extend(missing.into_iter().map(|m| (kept, m)));
+                break;
+            }
+            let (joining, rest): (Vec<usize>, Vec<usize>) = others
+                .iter()
+                .partition(|&&m| judgement(kept, m).is_some_and(Judgement::joins));
+            let cluster = format!("c{:016x}", fnv1a(members[kept].facts.url.as_bytes()));
+            let runner_up = joining.first().map(|&m| &members[m].facts);
+            plan.placed[kept] = Some(Placed {
+                cluster: cluster.clone(),
+                keep: true,
+                joined: if joining.is_empty() { "alone" } else { "kept" },
+                why: keep::why(&members[kept].facts, runner_up, &facts),
+            });
+            for m in joining {
+                let j = judgement(kept, m).expect("judged above");
+                plan.placed[m] = Some(Placed {
+                    cluster: cluster.clone(),
+                    keep: false,
+                    joined: match j.decision {
+                        _ if members[m].html == members[kept].html => "identical",
+                        Decision::Duplicate => "duplicate",
+                        _ => "unsure",
+                    },
+                    why: "",
+                });
+            }
+            left = rest;
+        }
+    }
+    plan
+}
+
+/// The documents joined by pairs that join, as union-find makes them: singletons too.
+fn components(members: &[Member], judged: &Judged) -> Vec<Vec<usize>> {
+    let mut by_html: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, m) in members.iter().enumerate() {
+        by_html.entry(m.html.as_str()).or_default().push(i);
+    }
+    let mut sets = UnionFind::new(members.len());
+    for same in by_html.values() {
+        for &i in &same[1..] {
+            sets.union(same[0] as u32, i as u32);
+        }
+    }
+    for ((a, b), j) in judged {
+        if let (true, Some(a), Some(b)) =
+            (j.joins(), by_html.get(a.as_str()), by_html.get(b.as_str()))
+        {
+            sets.union(a[0] as u32, b[0] as u32);
+        }
+    }
+    let mut by_root: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for i in 0..members.len() {
+        by_root.entry(sets.find(i as u32)).or_default().push(i);
+    }
+    by_root.into_values().collect()
+}
+
+/// Adds the judgements of a scored pair file (`html_a`, `html_b`, `decision`,
+/// `p_duplicate`, as `score` writes them).
+pub fn read_judged(path: &Path, judged: &mut Judged) -> Result<()> {
+    let rows = RowReader::open(path)?;
+    let needs = "is it the output of `twinpage score`?";
+    let [html_a, html_b, decision, p] =
+        ["html_a", "html_b", "decision", "p_duplicate"].map(|c| rows.require(c, needs));
+    let (html_a, html_b, decision, p) = (html_a?, html_b?, decision?, p?);
+    for row in rows {
+        let row = row?;
+        let field = |i: usize| row.fields.get(i).unwrap_or("").trim();
+        let at = || format!("{}:{}", path.display(), row.line);
+        let decision = match field(decision) {
+            "duplicate" => Decision::Duplicate,
+            "distinct" => Decision::Distinct,
+            "review" => Decision::Review,
+            other => bail!("{}: decision `{other}`", at()),
+        };
+        let Ok(p_duplicate) = field(p).parse::<f64>() else {
+            bail!("{}: p_duplicate `{}` is not a number", at(), field(p));
+        };
+        judged.insert(
+            key(field(html_a), field(html_b)),
+            Judgement {
+                decision,
+                p_duplicate,
+            },
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(name: &str, date: &str) -> Member {
+        Member {
+            html: format!("{name}.html"),
+            source: String::new(),
+            facts: Facts {
+                url: format!("https://s.test/{name}"),
+                date: date.into(),
+                ..Facts::default()
+            },
+        }
+    }
+
+    fn says(judged: &mut Judged, a: &str, b: &str, decision: Decision, p: f64) {
+        judged.insert(
+            key(&format!("{a}.html"), &format!("{b}.html")),
+            Judgement {
+                decision,
+                p_duplicate: p,
+            },
+        );
+    }
+
+    #[test]
+    fn a_chain_is_cut_at_the_kept_page_and_the_missing_pair_is_asked_for() {
+        // a ~ b ~ c, a kept (earliest); a and c never judged.
+        let members = [
+            member("a", "1"),
+            member("b", "2"),
+            member("c", "3"),
+            member("d", "4"),
+        ];
+        let mut judged = Judged::new();
+        says(&mut judged, "a", "b", Decision::Duplicate, 0.9);
+        says(&mut judged, "b", "c", Decision::Duplicate, 0.8);
+        let first = plan(&members, &judged);
+        assert_eq!(first.needed, [(0, 2)]);
+        assert_eq!(first.placed[3].as_ref().unwrap().joined, "alone");
+        // Judged apart: c leaves a's cluster, though it is b's duplicate.
+        says(&mut judged, "a", "c", Decision::Distinct, 0.1);
+        let second = plan(&members, &judged);
+        assert!(second.needed.is_empty());
+        let placed: Vec<Placed> = second.placed.into_iter().map(Option::unwrap).collect();
+        assert_eq!(placed[0].cluster, placed[1].cluster);
+        assert_ne!(placed[0].cluster, placed[2].cluster);
+        assert!(placed[0].keep && placed[2].keep && !placed[1].keep);
+        assert_eq!(
+            (placed[0].why, placed[1].joined),
+            ("earliest capture", "duplicate")
+        );
+    }
+
+    #[test]
+    fn an_unsure_pair_joins_from_one_half_and_says_so() {
+        let members = [member("a", "1"), member("b", "2"), member("c", "3")];
+        let mut judged = Judged::new();
+        says(&mut judged, "a", "b", Decision::Review, 0.7);
+        says(&mut judged, "a", "c", Decision::Review, 0.3);
+        let placed: Vec<Placed> = plan(&members, &judged)
+            .placed
+            .into_iter()
+            .map(Option::unwrap)
+            .collect();
+        assert_eq!(
+            (placed[1].joined, placed[1].cluster == placed[0].cluster),
+            ("unsure", true)
+        );
+        assert_eq!(placed[2].joined, "alone");
+    }
+}

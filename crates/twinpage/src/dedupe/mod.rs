@@ -1,0 +1,21 @@
+//! From a crawl to its duplicates in one run: which pages are copies of which,
+//! and which one to keep.
+//!
+//! - `run.rs`: the run folder, where every stage writes its output whole, so a
+//!   killed run goes on from its last finished stage;
+//! - `read.rs`: a crawl's pages written once (`pages/`, `docs.csv`);
+//! - `stages.rs`: read → candidates → scores → clusters, and the summary;
+//! - `clusters.rs`: clusters that do not chain (each member judged against the page kept);
+//! - `keep.rs`: the rule that picks the page to keep.
+
+mod clusters;
+mod keep;
+mod read;
+mod run;
+mod stages;
+
+pub use clusters::{Judgement, Placed, UNSURE_JOINS_FROM};
+pub use keep::Facts;
+pub use read::{canonical, ReadReport};
+pub use run::RunFolder;
+pub use stages::{dedupe, Scorer, Summary, CANDIDATES, CLUSTERS, PAIRS, SUMMARY};

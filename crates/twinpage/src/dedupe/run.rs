@@ -1,0 +1,54 @@
+//! The run folder: every stage writes its output there, whole or not at all, so a
+//! run killed at any moment and started again with the same command goes on from
+//! its last finished stage and ends with the outputs an uninterrupted run makes.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use twinpage_util::write_atomically;
+
+/// The file that says which command a run folder belongs to.
+const RUN_FILE: &str = "run.json";
+
+/// A run's folder.
+pub struct RunFolder {
+    dir: PathBuf,
+}
+
+impl RunFolder {
+    /// Opens (or starts) the run in `dir` for the command described by `command`
+    /// (its inputs and options, as JSON). A folder holding another command's run is
+    /// refused: its stages would not be this command's.
+    pub fn open(dir: &Path, command: &serde_json::Value) -> Result<RunFolder> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let run = RunFolder {
+            dir: dir.to_path_buf(),
+        };
+        let said = serde_json::to_string_pretty(command)?;
+        match std::fs::read_to_string(run.path(RUN_FILE)) {
+            Ok(earlier) if earlier == said => {}
+            Ok(_) => bail!(
+                "{} holds a run of another command (other inputs or options); give another --out, or remove it",
+                dir.display()
+            ),
+            Err(_) => write_atomically(&run.path(RUN_FILE), |w| Ok(w.write_all(said.as_bytes())?))?,
+        }
+        Ok(run)
+    }
+
+    /// A file of the run.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// The folder itself.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether a stage's output is there (it is written last, atomically).
+    pub fn done(&self, name: &str) -> bool {
+        self.path(name).is_file()
+    }
+}

@@ -1,0 +1,254 @@
+//! The run: read → candidates → scores → clusters, each stage's output a file of
+//! the run folder that the single commands also write (`docs.csv`, a pair file of
+//! candidates, a scored pair file), so a user can stop after any stage.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use super::clusters::{plan, read_judged, Judged, Member, Placed};
+use super::keep::Facts;
+use super::read::{read_into, ReadReport, DOCS};
+use super::run::RunFolder;
+use crate::candidates::corpus::{write_pairs, Corpus, OutputPaths};
+use crate::candidates::sketch::{sketch_corpus, TextChoice};
+use crate::candidates::Method;
+use twinpage_util::write_atomically;
+
+/// The stages' outputs.
+pub const CANDIDATES: &str = "candidates.csv";
+pub const PAIRS: &str = "pairs.csv";
+pub const CLUSTERS: &str = "clusters.csv";
+pub const SUMMARY: &str = "summary.json";
+
+/// Verification rounds before the members still unplaced are left alone.
+const MAX_ROUNDS: usize = 10;
+
+/// Scores a pair file into a scored one, as `twinpage score` does.
+pub type Scorer<'a> = &'a dyn Fn(&Path, &Path) -> Result<()>;
+
+/// What a run found.
+#[derive(Debug, Default, Serialize)]
+pub struct Summary {
+    pub documents: usize,
+    /// Clusters of more than one document.
+    pub clusters: usize,
+    /// Documents in a cluster that are not the one kept.
+    pub copies: usize,
+    /// Of them, joined on a pair left to review (p ≥ 0.5).
+    pub unsure: usize,
+    pub candidate_pairs: usize,
+    /// Pairs scored to check members against the kept page.
+    pub verified_pairs: usize,
+    pub rounds: usize,
+    /// Documents left alone because the rounds ran out.
+    pub unsettled: usize,
+    pub read: Option<ReadReport>,
+}
+
+/// Runs every stage not already done in `run`: crawls (WARC, WACZ, JSONL) are read
+/// into it; a docs.csv or a folder is used as it is.
+pub fn dedupe(
+    inputs: &[PathBuf],
+    run: &RunFolder,
+    method: &dyn Method,
+    score: Scorer,
+) -> Result<Summary> {
+    let mut summary = Summary::default();
+    let docs = match inputs {
+        [one] if one.is_dir() || one.extension().is_some_and(|e| e == "csv") => one.clone(),
+        _ => {
+            stage(1, "reading the crawl");
+            summary.read = Some(read_into(inputs, run)?);
+            run.path(DOCS)
+        }
+    };
+    let corpus = Corpus::open(&docs)?;
+    let candidates = run.path(CANDIDATES);
+    let paths = OutputPaths::new(&corpus.base, &candidates.to_string_lossy());
+    if !run.done(CANDIDATES) {
+        stage(2, "finding candidate pairs");
+        let sketched = sketch_corpus(
+            &corpus,
+            method,
+            TextChoice::Core,
+            None,
+            &paths,
+            true,
+            |_| true,
+        )?;
+        let pairs = method.pairs(&sketched.sketches)?;
+        let kind = method.kind();
+        write_atomically(&candidates, |w| {
+            write_pairs(
+                w,
+                &sketched.docs,
+                &corpus.extra_headers,
+                kind.name,
+                kind.evidence,
+                &pairs,
+            )
+        })?;
+    }
+    summary.candidate_pairs = count_rows(&candidates)?;
+    if !run.done(PAIRS) {
+        stage(3, "scoring the candidate pairs");
+        score(&candidates, &run.path(PAIRS))?;
+    }
+    let members = members(&corpus, &paths)?;
+    let mut judged = Judged::new();
+    read_judged(&run.path(PAIRS), &mut judged)?;
+    stage(4, "clustering, each member judged against the page kept");
+    let placed = settle(&members, &mut judged, run, score, &mut summary)?;
+    write_clusters(run, &members, &placed, &mut summary)?;
+    write_atomically(&run.path(SUMMARY), |w| {
+        Ok(serde_json::to_writer_pretty(w, &summary)?)
+    })?;
+    Ok(summary)
+}
+
+fn stage(n: usize, what: &str) {
+    eprintln!("twinpage: dedupe: stage {n} of 4: {what}");
+}
+
+fn count_rows(path: &Path) -> Result<usize> {
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(reader.records().count())
+}
+
+/// Every document of the corpus with what the keep rule knows of it.
+fn members(corpus: &Corpus, paths: &OutputPaths) -> Result<Vec<Member>> {
+    let column = |name: &str| corpus.extra_headers.iter().position(|h| h == name);
+    let [source, date, canonical, clicks, inlinks] =
+        ["source", "date", "canonical", "clicks", "inlinks"].map(column);
+    let mut members = Vec::new();
+    for doc in corpus.documents()? {
+        let doc = doc?;
+        let extra = |c: Option<usize>| c.and_then(|c| doc.extra.get(c)).map_or("", |v| v.trim());
+        let number = |c: Option<usize>| extra(c).parse::<f64>().ok();
+        let html = paths.info(&doc).html;
+        members.push(Member {
+            source: Some(extra(source))
+                .filter(|s| !s.is_empty())
+                .map_or_else(|| html.clone(), str::to_string),
+            html,
+            facts: Facts {
+                url: doc.url.clone(),
+                canonical: extra(canonical).to_string(),
+                date: extra(date).to_string(),
+                clicks: number(clicks),
+                inlinks: number(inlinks),
+            },
+        });
+    }
+    Ok(members)
+}
+
+/// Verification rounds until every document has its place.
+fn settle(
+    members: &[Member],
+    judged: &mut Judged,
+    run: &RunFolder,
+    score: Scorer,
+    summary: &mut Summary,
+) -> Result<Vec<Placed>> {
+    for round in 1..=MAX_ROUNDS {
+        let plan = plan(members, judged);
+        if plan.needed.is_empty() {
+            return Ok(plan
+                .placed
+                .into_iter()
+                .map(|p| p.expect("placed"))
+                .collect());
+        }
+        summary.rounds = round;
+        summary.verified_pairs += plan.needed.len();
+        let (asked, scored) = (
+            run.path(&format!("verify-{round}.csv")),
+            run.path(&format!("verify-{round}.scored.csv")),
+        );
+        if !run.done(&format!("verify-{round}.scored.csv")) {
+            eprintln!(
+                "twinpage: dedupe: round {round}: {} pair(s) of a kept page and a member never judged",
+                plan.needed.len()
+            );
+            write_atomically(&asked, |w| {
+                let mut csv = csv::Writer::from_writer(w);
+                csv.write_record(["url_a", "url_b", "html_a", "html_b"])?;
+                for &(kept, member) in &plan.needed {
+                    let (a, b) = (&members[kept], &members[member]);
+                    csv.write_record([&a.facts.url, &b.facts.url, &a.html, &b.html])?;
+                }
+                Ok(csv.flush()?)
+            })?;
+            score(&asked, &scored)?;
+        }
+        read_judged(&scored, judged)?;
+    }
+    // Rounds ran out: whoever is still unplaced stays alone.
+    let plan = plan(members, judged);
+    summary.unsettled = plan.placed.iter().filter(|p| p.is_none()).count();
+    Ok(plan
+        .placed
+        .into_iter()
+        .zip(members)
+        .map(|(placed, member)| {
+            placed.unwrap_or_else(|| Placed {
+                cluster: format!(
+                    "c{:016x}",
+                    twinpage_util::hash::fnv1a(member.facts.url.as_bytes())
+                ),
+                keep: true,
+                joined: "unsettled",
+                why: "alone",
+            })
+        })
+        .collect())
+}
+
+/// `clusters.csv`: one row per document, singletons too, by cluster, the kept first.
+fn write_clusters(
+    run: &RunFolder,
+    members: &[Member],
+    placed: &[Placed],
+    summary: &mut Summary,
+) -> Result<()> {
+    let mut size: std::collections::HashMap<&str, usize> = Default::default();
+    for p in placed {
+        *size.entry(p.cluster.as_str()).or_default() += 1;
+    }
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by(|&i, &j| {
+        (&placed[i].cluster, !placed[i].keep, &members[i].facts.url).cmp(&(
+            &placed[j].cluster,
+            !placed[j].keep,
+            &members[j].facts.url,
+        ))
+    });
+    summary.documents = members.len();
+    summary.clusters = size.values().filter(|&&n| n > 1).count();
+    summary.copies = placed.iter().filter(|p| !p.keep).count();
+    summary.unsure = placed.iter().filter(|p| p.joined == "unsure").count();
+    write_atomically(&run.path(CLUSTERS), |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        csv.write_record([
+            "cluster", "size", "keep", "joined", "why", "url", "source", "html",
+        ])?;
+        for i in order {
+            let (m, p) = (&members[i], &placed[i]);
+            csv.write_record([
+                p.cluster.as_str(),
+                &size[p.cluster.as_str()].to_string(),
+                if p.keep { "1" } else { "0" },
+                p.joined,
+                p.why,
+                &m.facts.url,
+                &m.source,
+                &m.html,
+            ])?;
+        }
+        Ok(csv.flush()?)
+    })
+}

@@ -1,0 +1,121 @@
+//! `twinpage dedupe`: from a crawl to its duplicates in one resumable run.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use twinpage::candidates::METHODS;
+use twinpage::dedupe::{self, RunFolder, CLUSTERS, PAIRS, SUMMARY};
+use twinpage::model::Model;
+use twinpage::pipeline::{self, scored, Batch};
+use twinpage::render::RenderSettings;
+use twinpage::util::write_atomically;
+
+/// Which pages of a crawl are copies of which, and which one to keep: reads the
+/// crawl (WARC, gzipped or not; WACZ; JSONL of {"url", "html"}; or one docs.csv or
+/// folder), finds candidate pairs, scores them as `score` does, and clusters them so
+/// that every member of a cluster was judged a duplicate of the page the cluster
+/// keeps. Writes DIR/clusters.csv (one row per page), DIR/pairs.csv (the scored
+/// candidates), DIR/summary.json; killed and run again with the same command, it
+/// goes on from its last finished stage.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Crawl files (.warc, .warc.gz, .wacz, .jsonl), or one docs.csv or folder of HTML files.
+    #[arg(value_name = "INPUT", required = true)]
+    inputs: Vec<PathBuf>,
+    /// Run folder: every stage's output, and the answer.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Candidate generator.
+    #[arg(long, default_value = METHODS[0].name)]
+    method: String,
+    /// Model file [default: models/default.json, else the built-in copy].
+    #[arg(long, value_name = "M.json")]
+    model: Option<PathBuf>,
+    /// The fetched-only model that scores every pair first [default:
+    /// models/fetched-only.json, else the built-in copy]; the pairs it leaves open
+    /// are rendered and scored by --model (as `score --render auto`).
+    #[arg(long, value_name = "M.json")]
+    fetched_model: Option<PathBuf>,
+    #[command(flatten)]
+    rendering: super::inputs::RenderArgs,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let method = (twinpage::candidates::method_named(&args.method)?.build)(&Default::default())?;
+    let fetched = super::model_files::load_fetched_model(args.fetched_model.as_deref())?;
+    let model = super::model_files::load_model(args.model.as_deref())?;
+    let settings = args.rendering.settings()?;
+    let run = RunFolder::open(&args.out, &command(&args, &fetched, &model)?)?;
+    let score = |pairs: &Path, out: &Path| score(pairs, out, &fetched, &model, settings.as_ref());
+    let summary = dedupe::dedupe(&args.inputs, &run, method.as_ref(), &score)?;
+    if let Some(read) = &summary.read {
+        for line in read.unreadable.iter().take(5) {
+            eprintln!("twinpage: unreadable: {line}");
+        }
+        if read.unreadable.len() > 5 {
+            eprintln!(
+                "twinpage: … {} unreadable in all (DIR/unreadable.csv)",
+                read.unreadable.len()
+            );
+        }
+    }
+    println!(
+        "{} page(s): {} cluster(s) of copies, {} cop(ies) to drop ({} joined on an unsure pair); {} candidate pair(s), {} verified against the kept page",
+        summary.documents, summary.clusters, summary.copies, summary.unsure, summary.candidate_pairs, summary.verified_pairs
+    );
+    println!(
+        "wrote {}, {}, {}",
+        run.path(CLUSTERS).display(),
+        run.path(PAIRS).display(),
+        run.path(SUMMARY).display()
+    );
+    Ok(())
+}
+
+/// Scores a pair file as `score` does: the cascade with rendering, the fetched-only
+/// model alone without.
+fn score(
+    pairs: &Path,
+    out: &Path,
+    fetched: &Model,
+    model: &Model,
+    settings: Option<&RenderSettings>,
+) -> Result<()> {
+    let mut batch = Batch::load(&[pairs.to_path_buf()], None)?;
+    let outcomes = match settings {
+        Some(settings) => pipeline::score_cascade(&mut batch, fetched, model, settings)?.0,
+        None => pipeline::score(&batch, fetched),
+    };
+    write_atomically(out, |w| scored::write(w, &batch.files[0], &outcomes))
+}
+
+/// What makes a run this run: its inputs (path, size, time) and the options that
+/// change its outputs. A run folder of another command is refused.
+fn command(args: &Args, fetched: &Model, model: &Model) -> Result<serde_json::Value> {
+    let inputs = args
+        .inputs
+        .iter()
+        .map(|input| {
+            let meta = std::fs::metadata(input)
+                .with_context(|| format!("cannot read {}", input.display()))?;
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+            Ok(serde_json::json!({
+                "path": std::path::absolute(input)?.display().to_string(),
+                "bytes": meta.len(),
+                "modified": modified.map_or(0, |d| d.as_secs()),
+            }))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(serde_json::json!({
+        "inputs": inputs,
+        "method": args.method,
+        "fetched_model": fetched.id,
+        "model": model.id,
+        "render": !args.rendering.no_render,
+        "render_deadline": args.rendering.render_deadline,
+    }))
+}

@@ -1,0 +1,178 @@
+//! `twinpage dedupe` end to end, on crawls written by wget and warcio
+//! (`tests/crawls/`): clusters, the page kept, and a run killed in any stage.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command as Process, Stdio};
+
+use common::twinpage;
+
+const CRAWLS: [&str; 3] = [
+    "tests/crawls/wget.warc.gz",
+    "tests/crawls/warcio.warc.gz",
+    "tests/crawls/warcio-revisit.warc.gz",
+];
+
+fn dedupe_args(out: &Path, cache: &Path) -> Vec<String> {
+    let mut args: Vec<String> = vec!["dedupe".into()];
+    args.extend(CRAWLS.iter().map(|c| c.to_string()));
+    for (flag, value) in [("--out", out), ("--cache", cache)] {
+        args.push(flag.into());
+        args.push(value.display().to_string());
+    }
+    args
+}
+
+/// clusters.csv as rows of named fields.
+fn clusters(dir: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(dir.join("clusters.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            headers
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_crawl_becomes_clusters_of_copies_each_with_the_page_to_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    twinpage()
+        .args(dedupe_args(&out, &dir.path().join("cache")))
+        .assert()
+        .success();
+    let rows = clusters(&out);
+    assert_eq!(
+        rows.len(),
+        20,
+        "every page of the three files, singletons too"
+    );
+    let cluster_of =
+        |url: &str| -> &str { &rows.iter().find(|r| r["url"] == url).unwrap()["cluster"] };
+    let article = cluster_of("http://twinpage.test/article.html");
+    assert_eq!(
+        article,
+        cluster_of("http://twinpage.test/article-copy.html")
+    );
+    for other in ["other.html", "app.html", "chunked.html", "gzip.html"] {
+        assert_ne!(
+            article,
+            cluster_of(&format!("http://twinpage.test/{other}")),
+            "{other}"
+        );
+    }
+    // One page kept per cluster; the sources name the record's file and offset.
+    let mut kept: BTreeMap<&str, usize> = BTreeMap::new();
+    for row in &rows {
+        *kept.entry(&row["cluster"]).or_default() += usize::from(row["keep"] == "1");
+        let (file, offset) = row["source"].rsplit_once('#').unwrap();
+        assert!(
+            CRAWLS.contains(&file) && offset.parse::<u64>().is_ok(),
+            "{row:?}"
+        );
+    }
+    assert!(kept.values().all(|&n| n == 1), "{kept:?}");
+    // The article's earliest capture is kept: warcio's (2023) before wget's (today).
+    let kept_article = rows
+        .iter()
+        .find(|r| r["cluster"] == article && r["keep"] == "1")
+        .unwrap();
+    assert_eq!(kept_article["url"], "http://twinpage.test/article.html");
+    assert_eq!(kept_article["source"], "tests/crawls/warcio.warc.gz#886");
+    assert_eq!(kept_article["why"], "earliest capture");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["documents"], 20);
+    assert_eq!(summary["read"]["unreadable"].as_array().unwrap().len(), 1);
+    // The scored candidates are there, as `score` writes them.
+    let pairs = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
+    assert!(pairs
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("p_duplicate,p_spread,confidence,decision,decided_by"));
+
+    // Another command in the same folder is refused, naming what to do.
+    let other = twinpage()
+        .args(["dedupe", CRAWLS[0], "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(other.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&other.stderr).contains("holds a run of another command"));
+}
+
+/// Starts `dedupe`, and kills it (SIGKILL) as soon as it says it began `stage`.
+fn killed_in_stage(args: &[String], stage: usize) {
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_twinpage"));
+    let mut child = Process::new(binary)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env(
+            "XDG_CACHE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
+        )
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let said = format!("stage {stage} of 4");
+    for line in stderr.lines() {
+        if line.unwrap().contains(&said) {
+            child.kill().unwrap();
+            break;
+        }
+    }
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_run_killed_in_any_stage_ends_as_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let whole = dir.path().join("whole");
+    twinpage()
+        .args(dedupe_args(&whole, &cache))
+        .assert()
+        .success();
+    let outputs = [
+        "clusters.csv",
+        "pairs.csv",
+        "candidates.csv",
+        "docs.csv",
+        "summary.json",
+    ];
+    for stage in 1..=4 {
+        let out = dir.path().join(format!("killed-{stage}"));
+        let args = dedupe_args(&out, &cache);
+        killed_in_stage(&args, stage);
+        twinpage().args(&args).assert().success();
+        for name in outputs {
+            let read = |d: &Path| std::fs::read_to_string(d.join(name)).unwrap();
+            // Paths inside name the run folder; the rest must be equal.
+            let again = read(&out).replace(&out.display().to_string(), "RUN");
+            assert_eq!(
+                again,
+                read(&whole).replace(&whole.display().to_string(), "RUN"),
+                "{name} after a kill in stage {stage}"
+            );
+        }
+        let leftovers: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+}
