@@ -39,6 +39,7 @@ fn main() {
             cache: work.path().join(cache),
             options: RenderOptions::default(),
             retry_failed: false,
+            replays: Default::default(),
         };
         let mut pairs = PairFile::read(&file).expect("pair file reads");
         for pair in &mut pairs.pairs {

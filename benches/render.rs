@@ -58,6 +58,7 @@ fn main() {
         cache: cache.path().to_path_buf(),
         options,
         retry_failed: false,
+        replays: Default::default(),
     };
     let requests: Vec<Request> = documents
         .iter()

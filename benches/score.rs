@@ -34,6 +34,7 @@ fn main() {
         cache: default_cache_dir(),
         options: RenderOptions::default(),
         retry_failed: false,
+        replays: Default::default(),
     });
     let threads = rayon::current_num_threads();
     for round in 1..=3 {

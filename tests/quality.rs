@@ -24,6 +24,7 @@ fn evaluate_model(model: &str, pairs: &str) -> (Metrics, BTreeMap<String, Metric
         cache: cache.path().to_path_buf(),
         options: RenderOptions::default(),
         retry_failed: false,
+        replays: Default::default(),
     });
     let batch = Batch::load(&[root.join(pairs)], rendering.as_ref()).unwrap();
     assert!(batch.unreadable().is_empty());

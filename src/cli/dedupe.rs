@@ -8,7 +8,7 @@ use twinpage::candidates::METHODS;
 use twinpage::dedupe::{self, RunFolder, CLUSTERS, PAIRS, SUMMARY};
 use twinpage::model::Model;
 use twinpage::pipeline::{self, scored, Batch};
-use twinpage::render::RenderSettings;
+use twinpage::render::{RenderSettings, Replays};
 use twinpage::util::write_atomically;
 
 /// Which pages of a crawl are copies of which, and which one to keep: reads the
@@ -47,7 +47,13 @@ pub fn run(args: Args) -> Result<()> {
     let model = super::model_files::load_model(args.model.as_deref())?;
     let settings = args.rendering.settings()?;
     let run = RunFolder::open(&args.out, &command(&args, &fetched, &model)?)?;
-    let score = |pairs: &Path, out: &Path| score(pairs, out, &fetched, &model, settings.as_ref());
+    let score = |pairs: &Path, out: &Path, replays: &Replays| {
+        let settings = settings.clone().map(|settings| RenderSettings {
+            replays: replays.clone(),
+            ..settings
+        });
+        score(pairs, out, &fetched, &model, settings.as_ref())
+    };
     let summary = dedupe::dedupe(&args.inputs, &run, method.as_ref(), &score)?;
     if let Some(read) = &summary.read {
         for line in read.unreadable.iter().take(5) {

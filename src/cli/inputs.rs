@@ -73,6 +73,7 @@ impl RenderArgs {
             cache: self.cache.clone().unwrap_or_else(default_cache_dir),
             options,
             retry_failed: self.retry_failed,
+            replays: Default::default(),
         }))
     }
 

@@ -66,7 +66,7 @@ pub use options::{RenderOptions, ServePolicy, CHROMIUM_BINARIES};
 pub use pack::{Pack, PACK_SUFFIX};
 pub use rendered::{Rendered, StoredRender, RENDERER_VERSION};
 pub use renderer::Renderer;
-pub use replay::{Archive, Archived, ReplayOf};
+pub use replay::{Archive, Archived, Job, ReplayOf, Replays};
 pub use stored::{already_stored, read_stored, store_all, stored_bytes};
 pub use supply::{
     default_cache_dir, find_rendered, supply, RenderSettings, RenderedBody, Request, SupplyReport,

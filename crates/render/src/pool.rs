@@ -11,7 +11,7 @@ use crate::document::{read_document, served_name};
 use crate::options::RenderOptions;
 use crate::page;
 use crate::rendered::Rendered;
-use crate::replay::ReplayOf;
+use crate::replay::{Job, ReplayOf};
 use crate::serve::Site;
 use crate::sync::lock;
 use crate::tab::Tab;
@@ -63,7 +63,7 @@ impl Slot {
 
     /// Renders one document. Any failure after the document was read discards the
     /// tab: its state is unknown, and a fresh one costs a few milliseconds.
-    pub(crate) fn render(
+    fn render(
         &mut self,
         document: &Path,
         options: &RenderOptions,
@@ -88,8 +88,21 @@ impl Slot {
             .with_context(|| format!("rendering {} failed", document.display()))
     }
 
+    /// Renders a job: its document alone, or replayed from its archive.
+    pub(crate) fn run(
+        &mut self,
+        job: Job,
+        options: &RenderOptions,
+        browsers: &Browsers,
+    ) -> Result<Rendered> {
+        match job.replay {
+            Some(replay) => self.replay(job.document, replay, options, browsers),
+            None => self.render(job.document, options, browsers),
+        }
+    }
+
     /// Renders a page read from a crawl, answering its requests from its archive.
-    pub(crate) fn replay(
+    fn replay(
         &mut self,
         document: &Path,
         replay: &ReplayOf,

@@ -7,7 +7,7 @@ use crate::options::RenderOptions;
 use crate::pool::{Pool, Slot};
 use crate::process;
 use crate::rendered::Rendered;
-use crate::replay::ReplayOf;
+use crate::replay::{Job, ReplayOf};
 use crate::sync::lock;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -57,17 +57,24 @@ impl Renderer {
     /// magic bytes 1f 8b, is decompressed before serving). The page may fetch its
     /// siblings (as `serve` allows); every request to any other address fails.
     pub fn render(&self, document: &Path) -> Result<Rendered> {
-        self.pool
-            .take()
-            .render(document, &self.options, &self.browsers)
+        self.run(Job {
+            document,
+            replay: None,
+        })
     }
 
     /// Renders a page read from a crawl (its fetched body at `document`), every
     /// request it makes answered from its crawl's archive (see [`ReplayOf`]).
     pub fn replay(&self, document: &Path, replay: &ReplayOf) -> Result<Rendered> {
-        self.pool
-            .take()
-            .replay(document, replay, &self.options, &self.browsers)
+        self.run(Job {
+            document,
+            replay: Some(replay),
+        })
+    }
+
+    /// Renders one job: a document alone, or replayed.
+    pub fn run(&self, job: Job) -> Result<Rendered> {
+        self.pool.take().run(job, &self.options, &self.browsers)
     }
 
     /// Renders many documents on the tab pool (in parallel, `tabs` at a time), calling
@@ -81,7 +88,14 @@ impl Renderer {
     ) -> Vec<Result<Rendered>> {
         let results: Vec<Mutex<Option<Result<Rendered>>>> =
             documents.iter().map(|_| Mutex::new(None)).collect();
-        self.render_each(documents, &|index, rendered| {
+        let jobs: Vec<Job> = documents
+            .iter()
+            .map(|document| Job {
+                document,
+                replay: None,
+            })
+            .collect();
+        self.render_each(&jobs, &|index, rendered| {
             *lock(&results[index]) = Some(rendered);
             on_done();
         });
@@ -94,26 +108,22 @@ impl Renderer {
             .collect()
     }
 
-    /// Renders many documents on the tab pool and hands each result, with the
-    /// document's index, to `on_result` as soon as it is ready (from the rendering
-    /// thread), so that a long run keeps nothing it does not need.
-    pub fn render_each(
-        &self,
-        documents: &[PathBuf],
-        on_result: &(dyn Fn(usize, Result<Rendered>) + Sync),
-    ) {
+    /// Renders many jobs on the tab pool and hands each result, with the job's
+    /// index, to `on_result` as soon as it is ready (from the rendering thread), so
+    /// that a long run keeps nothing it does not need.
+    pub fn render_each(&self, jobs: &[Job], on_result: &(dyn Fn(usize, Result<Rendered>) + Sync)) {
         let next = AtomicUsize::new(0);
-        let workers = self.options.tabs.clamp(1, documents.len().max(1));
+        let workers = self.options.tabs.clamp(1, jobs.len().max(1));
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {
                     let mut slot = self.pool.take();
                     loop {
                         let index = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(document) = documents.get(index) else {
+                        let Some(&job) = jobs.get(index) else {
                             break;
                         };
-                        let rendered = slot.render(document, &self.options, &self.browsers);
+                        let rendered = slot.run(job, &self.options, &self.browsers);
                         on_result(index, rendered);
                     }
                 });

@@ -9,6 +9,9 @@
 //! What the archive lacks is refused, as for a lone file; nothing reaches the
 //! network (every request is paused and answered here, see `serve.rs`).
 
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A response an archive holds.
@@ -47,6 +50,50 @@ impl Archive for twinpage_crawl::Index {
 pub struct ReplayOf {
     pub url: String,
     pub archive: Arc<dyn Archive>,
+    /// Names the archive's contents (e.g. a hash of its files' names, sizes and
+    /// times): with the page's bytes and URL, it keys the page's render in the cache.
+    pub archive_id: String,
+}
+
+impl ReplayOf {
+    /// The content hash a replayed page is cached under: the same bytes replayed and
+    /// alone render differently, and so may one URL replayed from two archives.
+    pub(crate) fn content_hash(&self, document_hash: &[u8; 32]) -> [u8; 32] {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(document_hash);
+        for part in ["replay", &self.url, &self.archive_id] {
+            hasher.update(&[0]).update(part.as_bytes());
+        }
+        *hasher.finalize().as_bytes()
+    }
+}
+
+/// The pages of a run that come from crawls, by the path of their fetched body.
+#[derive(Clone, Default)]
+pub struct Replays(Arc<HashMap<PathBuf, ReplayOf>>);
+
+impl Replays {
+    pub fn new(pages: HashMap<PathBuf, ReplayOf>) -> Replays {
+        Replays(Arc::new(pages))
+    }
+
+    /// How the document at `path` is replayed, if it comes from a crawl.
+    pub fn of(&self, path: &Path) -> Option<&ReplayOf> {
+        self.0.get(path)
+    }
+}
+
+impl fmt::Debug for Replays {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Replays({} pages)", self.0.len())
+    }
+}
+
+/// What to render: a document, replayed from its crawl's archive when it comes from one.
+#[derive(Clone, Copy)]
+pub struct Job<'a> {
+    pub document: &'a Path,
+    pub replay: Option<&'a ReplayOf>,
 }
 
 /// The page's site, `scheme://host[:port]`, and its path with query (`/` at least).

@@ -16,6 +16,7 @@ use crate::cache::RenderCache;
 use crate::document::read_document;
 use crate::options::RenderOptions;
 use crate::rendered::{Rendered, StoredRender};
+use crate::replay::{Job, Replays};
 use crate::stored::read_stored;
 use crate::sync::lock;
 use crate::Renderer;
@@ -29,6 +30,8 @@ pub struct RenderSettings {
     pub options: RenderOptions,
     /// Render again the documents whose failure the cache remembers.
     pub retry_failed: bool,
+    /// The documents that are pages of crawls, rendered from their archives.
+    pub replays: Replays,
 }
 
 /// The cache folder used when none is given: `$XDG_CACHE_HOME/twinpage/render`,
@@ -111,7 +114,7 @@ pub fn supply(
     let cache = RenderCache::open(&settings.cache, settings.options.serve)?;
     let found: Vec<Found> = requests
         .par_iter()
-        .map(|request| look_up(request, &cache, settings.retry_failed))
+        .map(|request| look_up(request, &cache, &settings.replays, settings.retry_failed))
         .collect();
     let mut report = SupplyReport::default();
     let mut missing: Vec<(usize, String)> = Vec::new();
@@ -173,11 +176,14 @@ fn render_missing(
             settings.cache.display()
         )
     })?;
-    let documents: Vec<PathBuf> = missing
+    let jobs: Vec<Job> = missing
         .iter()
-        .map(|&(i, _)| requests[i].document.to_path_buf())
+        .map(|&(i, _)| Job {
+            document: requests[i].document,
+            replay: settings.replays.of(requests[i].document),
+        })
         .collect();
-    let progress = Progress::new(documents.len(), "rendering documents");
+    let progress = Progress::new(jobs.len(), "rendering documents");
     let done: Vec<Mutex<Option<RenderedBody>>> = missing.iter().map(|_| Mutex::new(None)).collect();
     let not_cached = Mutex::new(Vec::new());
     let keep = |index: usize, result: Result<Rendered>, last_try: bool| {
@@ -200,7 +206,7 @@ fn render_missing(
         }
         *lock(&done[index]) = Some(body);
     };
-    renderer.render_each(&documents, &|index, result| {
+    renderer.render_each(&jobs, &|index, result| {
         keep(index, result, false);
         progress.inc();
     });
@@ -211,7 +217,7 @@ fn render_missing(
         .filter(|&index| matches!(*lock(&done[index]), Some(RenderedBody::Failed(_))))
         .collect();
     for index in failed {
-        keep(index, renderer.render(&documents[index]), true);
+        keep(index, renderer.run(jobs[index]), true);
     }
     drop(renderer);
     report.not_cached = not_cached.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -238,7 +244,7 @@ enum Found {
     Missing(String),
 }
 
-fn look_up(request: &Request, cache: &RenderCache, retry_failed: bool) -> Found {
+fn look_up(request: &Request, cache: &RenderCache, replays: &Replays, retry_failed: bool) -> Found {
     if let Some(stored) = request.stored {
         return match read_stored(stored) {
             Ok(body) => Found::Stored(body),
@@ -249,7 +255,10 @@ fn look_up(request: &Request, cache: &RenderCache, retry_failed: bool) -> Found 
         Ok(hash) => hash,
         Err(e) => return Found::Unreadable(format!("{e:#}")),
     };
-    let key = cache.key(&content_hash);
+    let key = match replays.of(request.document) {
+        Some(replay) => cache.key(&replay.content_hash(&content_hash)),
+        None => cache.key(&content_hash),
+    };
     if let Some(stored) = cache.get(&key) {
         return Found::Cached(stored);
     }
@@ -262,7 +271,7 @@ fn look_up(request: &Request, cache: &RenderCache, retry_failed: bool) -> Found 
 /// The rendered body a document already has, stored or cached, without starting a
 /// browser; None when it has none yet or the cache remembers that it failed.
 pub fn find_rendered(request: &Request, cache: &RenderCache) -> Option<RenderedBody> {
-    match look_up(request, cache, false) {
+    match look_up(request, cache, &Replays::default(), false) {
         Found::Stored(body) => Some(body),
         Found::Cached(rendered) => Some(RenderedBody::from(StoredRender::Rendered(rendered))),
         Found::FailedBefore(_) | Found::Unreadable(_) | Found::Missing(_) => None,

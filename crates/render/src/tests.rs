@@ -846,6 +846,7 @@ fn a_page_from_a_crawl_runs_the_script_archived_with_it_and_a_lone_copy_does_not
     let replay = ReplayOf {
         url: app.url.clone(),
         archive: std::sync::Arc::new(twinpage_crawl::Index::new(&crawl)),
+        archive_id: "wget.warc.gz".into(),
     };
     let renderer = renderer(10, 1);
     let replayed = renderer.replay(&document, &replay).expect("replays");
@@ -862,4 +863,34 @@ fn a_page_from_a_crawl_runs_the_script_archived_with_it_and_a_lone_copy_does_not
         "{}",
         lone.visible_text
     );
+    drop(renderer);
+    // Through `supply`, as a run gets rendered bodies: the replayed render and the
+    // lone one are cached apart, so neither stands in for the other.
+    let cache = tempfile::tempdir().expect("temporary folder");
+    let visible = |replays: crate::Replays| {
+        let settings = crate::RenderSettings {
+            cache: cache.path().to_path_buf(),
+            options: RenderOptions::default(),
+            retry_failed: false,
+            replays,
+        };
+        let request = crate::Request {
+            document: &document,
+            stored: None,
+            content_hash: None,
+        };
+        match crate::supply(&[request], &settings)
+            .expect("supplies")
+            .0
+            .remove(0)
+        {
+            crate::RenderedBody::Measured(rendered) => rendered.visible_text,
+            _ => panic!("not rendered"),
+        }
+    };
+    let replays = crate::Replays::new([(document.clone(), replay.clone())].into());
+    for _ in 0..2 {
+        assert!(visible(replays.clone()).contains("Old rail bridge"));
+        assert!(!visible(crate::Replays::default()).contains("Old rail bridge"));
+    }
 }

@@ -154,6 +154,7 @@ fn load_datasets(options: &Options, work: &Path) -> Vec<Dataset> {
         cache: work.join("cache"),
         options: RenderOptions::default(),
         retry_failed: false,
+        replays: Default::default(),
     };
     let pages = Path::new("target/er-benchmark/pages");
     let sources: [(&'static str, PathBuf, PathBuf, Option<&RenderSettings>); 3] = [

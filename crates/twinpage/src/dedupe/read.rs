@@ -5,12 +5,15 @@
 //! nothing), and `docs.csv` lists every page with where it was read (`source`),
 //! when it was captured and the canonical URL it names: what the keep rule needs.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
 use super::run::RunFolder;
-use twinpage_crawl::{read_crawl, Page};
+use twinpage_crawl::{read_crawl, Index, Page};
+use twinpage_render::{Archive, ReplayOf, Replays};
 use twinpage_util::write_atomically;
 
 /// The stage's outputs.
@@ -76,6 +79,40 @@ pub fn read_into(inputs: &[PathBuf], run: &RunFolder) -> Result<ReadReport> {
         Ok(csv.flush()?)
     })?;
     Ok(report)
+}
+
+/// How each page of `docs.csv` replays: with the responses of the crawls it was
+/// read from (indexed by reading them again), so its scripts, styles and fonts run
+/// as when it was crawled.
+pub fn replays(inputs: &[PathBuf], run: &RunFolder) -> Result<Replays> {
+    let crawl = read_crawl(inputs, |_| Ok(()))?;
+    let archive: Arc<dyn Archive> = Arc::new(Index::new(&crawl));
+    let mut id = blake3::Hasher::new();
+    for input in inputs {
+        let meta =
+            std::fs::metadata(input).with_context(|| format!("cannot read {}", input.display()))?;
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+        id.update(format!("{}\0{}\0{:?}\0", input.display(), meta.len(), modified).as_bytes());
+    }
+    let archive_id = id.finalize().to_hex().to_string();
+    let mut pages = HashMap::new();
+    let mut docs = csv::Reader::from_path(run.path(DOCS))?;
+    for row in docs.records() {
+        let row = row?;
+        let (url, html) = (row.get(0).unwrap_or(""), row.get(1).unwrap_or(""));
+        // A body captured at several URLs replays as its first.
+        pages
+            .entry(run.dir().join(html))
+            .or_insert_with(|| ReplayOf {
+                url: url.to_string(),
+                archive: Arc::clone(&archive),
+                archive_id: archive_id.clone(),
+            });
+    }
+    Ok(Replays::new(pages))
 }
 
 fn read_report(run: &RunFolder) -> Result<ReadReport> {

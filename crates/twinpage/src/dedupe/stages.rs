@@ -9,11 +9,12 @@ use serde::Serialize;
 
 use super::clusters::{plan, read_judged, Judged, Member, Placed};
 use super::keep::Facts;
-use super::read::{read_into, ReadReport, DOCS};
+use super::read::{read_into, replays, ReadReport, DOCS};
 use super::run::RunFolder;
 use crate::candidates::corpus::{write_pairs, Corpus, OutputPaths};
 use crate::candidates::sketch::{sketch_corpus, TextChoice};
 use crate::candidates::Method;
+use twinpage_render::Replays;
 use twinpage_util::write_atomically;
 
 /// The stages' outputs.
@@ -25,8 +26,9 @@ pub const SUMMARY: &str = "summary.json";
 /// Verification rounds before the members still unplaced are left alone.
 const MAX_ROUNDS: usize = 10;
 
-/// Scores a pair file into a scored one, as `twinpage score` does.
-pub type Scorer<'a> = &'a dyn Fn(&Path, &Path) -> Result<()>;
+/// Scores a pair file into a scored one, as `twinpage score` does, replaying the
+/// documents that are pages of crawls.
+pub type Scorer<'a> = &'a dyn Fn(&Path, &Path, &Replays) -> Result<()>;
 
 /// What a run found.
 #[derive(Debug, Default, Serialize)]
@@ -56,12 +58,14 @@ pub fn dedupe(
     score: Scorer,
 ) -> Result<Summary> {
     let mut summary = Summary::default();
-    let docs = match inputs {
-        [one] if one.is_dir() || one.extension().is_some_and(|e| e == "csv") => one.clone(),
+    let (docs, replays) = match inputs {
+        [one] if one.is_dir() || one.extension().is_some_and(|e| e == "csv") => {
+            (one.clone(), Replays::default())
+        }
         _ => {
             stage(1, "reading the crawl");
             summary.read = Some(read_into(inputs, run)?);
-            run.path(DOCS)
+            (run.path(DOCS), replays(inputs, run)?)
         }
     };
     let corpus = Corpus::open(&docs)?;
@@ -94,13 +98,19 @@ pub fn dedupe(
     summary.candidate_pairs = count_rows(&candidates)?;
     if !run.done(PAIRS) {
         stage(3, "scoring the candidate pairs");
-        score(&candidates, &run.path(PAIRS))?;
+        score(&candidates, &run.path(PAIRS), &replays)?;
     }
     let members = members(&corpus, &paths)?;
     let mut judged = Judged::new();
     read_judged(&run.path(PAIRS), &mut judged)?;
     stage(4, "clustering, each member judged against the page kept");
-    let placed = settle(&members, &mut judged, run, score, &mut summary)?;
+    let placed = settle(
+        &members,
+        &mut judged,
+        run,
+        &|asked, scored| score(asked, scored, &replays),
+        &mut summary,
+    )?;
     write_clusters(run, &members, &placed, &mut summary)?;
     write_atomically(&run.path(SUMMARY), |w| {
         Ok(serde_json::to_writer_pretty(w, &summary)?)
@@ -151,7 +161,7 @@ fn settle(
     members: &[Member],
     judged: &mut Judged,
     run: &RunFolder,
-    score: Scorer,
+    score: &dyn Fn(&Path, &Path) -> Result<()>,
     summary: &mut Summary,
 ) -> Result<Vec<Placed>> {
     for round in 1..=MAX_ROUNDS {
