@@ -21,6 +21,7 @@ use anyhow::{bail, Result};
 
 use super::keep::{self, Facts};
 use crate::document::rows::RowReader;
+use crate::document::wall::WALL_PREFIX;
 use crate::model::Decision;
 use twinpage_util::hash::fnv1a;
 use twinpage_util::UnionFind;
@@ -33,13 +34,17 @@ pub const UNSURE_JOINS_FROM: f64 = 0.5;
 pub struct Judgement {
     pub decision: Decision,
     pub p_duplicate: f64,
+    /// Sent to review because both sides show a wall (`decided_by` `wall:…`).
+    pub walled: bool,
 }
 
 impl Judgement {
+    /// Whether the pair joins a cluster: decided duplicate, or left to review at
+    /// p ≥ 0.5 but not for a wall both sides show.
     fn joins(self) -> bool {
         match self.decision {
             Decision::Duplicate => true,
-            Decision::Review => self.p_duplicate >= UNSURE_JOINS_FROM,
+            Decision::Review => self.p_duplicate >= UNSURE_JOINS_FROM && !self.walled,
             Decision::Distinct => false,
         }
     }
@@ -88,16 +93,17 @@ pub struct Plan {
 
 /// Places every document it can with the judgements so far.
 pub fn plan(members: &[Member], judged: &Judged) -> Plan {
+    // The same bytes are the same document, unless scoring said they are a wall.
     let judgement = |i: usize, j: usize| -> Option<Judgement> {
-        if members[i].html == members[j].html {
-            return Some(Judgement {
-                decision: Decision::Duplicate,
-                p_duplicate: 1.0,
-            });
-        }
-        judged
+        let scored = judged
             .get(&key(&members[i].html, &members[j].html))
-            .copied()
+            .copied();
+        let identical = Judgement {
+            decision: Decision::Duplicate,
+            p_duplicate: 1.0,
+            walled: false,
+        };
+        scored.or((members[i].html == members[j].html).then_some(identical))
     };
     let mut plan = Plan {
         placed: vec![None; members.len()],
@@ -159,7 +165,10 @@ fn components(members: &[Member], judged: &Judged) -> Vec<Vec<usize>> {
         by_html.entry(m.html.as_str()).or_default().push(i);
     }
     let mut sets = UnionFind::new(members.len());
-    for same in by_html.values() {
+    for (html, same) in &by_html {
+        if judged.get(&key(html, html)).is_some_and(|j| !j.joins()) {
+            continue;
+        }
         for &i in &same[1..] {
             sets.union(same[0] as u32, i as u32);
         }
@@ -183,9 +192,10 @@ fn components(members: &[Member], judged: &Judged) -> Vec<Vec<usize>> {
 pub fn read_judged(path: &Path, judged: &mut Judged) -> Result<()> {
     let rows = RowReader::open(path)?;
     let needs = "is it the output of `twinpage score`?";
-    let [html_a, html_b, decision, p] =
-        ["html_a", "html_b", "decision", "p_duplicate"].map(|c| rows.require(c, needs));
-    let (html_a, html_b, decision, p) = (html_a?, html_b?, decision?, p?);
+    let [html_a, html_b, decision, p, by] =
+        ["html_a", "html_b", "decision", "p_duplicate", "decided_by"]
+            .map(|c| rows.require(c, needs));
+    let (html_a, html_b, decision, p, by) = (html_a?, html_b?, decision?, p?, by?);
     for row in rows {
         let row = row?;
         let field = |i: usize| row.fields.get(i).unwrap_or("").trim();
@@ -204,6 +214,7 @@ pub fn read_judged(path: &Path, judged: &mut Judged) -> Result<()> {
             Judgement {
                 decision,
                 p_duplicate,
+                walled: field(by).starts_with(WALL_PREFIX),
             },
         );
     }
@@ -232,6 +243,7 @@ mod tests {
             Judgement {
                 decision,
                 p_duplicate: p,
+                walled: false,
             },
         );
     }
@@ -262,6 +274,25 @@ mod tests {
         assert_eq!(
             (placed[0].why, placed[1].joined),
             ("earliest capture", "duplicate")
+        );
+    }
+
+    #[test]
+    fn a_pair_sent_to_review_for_its_walls_never_joins() {
+        let members = [member("a", "1"), member("b", "2")];
+        let mut judged = Judged::new();
+        judged.insert(
+            key("a.html", "b.html"),
+            Judgement {
+                decision: Decision::Review,
+                p_duplicate: 0.9,
+                walled: true,
+            },
+        );
+        let placed = plan(&members, &judged).placed;
+        assert_ne!(
+            placed[0].as_ref().unwrap().cluster,
+            placed[1].as_ref().unwrap().cluster
         );
     }
 

@@ -16,8 +16,10 @@ pub mod record;
 pub mod rows;
 pub mod text;
 pub mod url;
+pub mod wall;
 
 pub use attributes::Document;
 pub use idf::IdfTable;
 pub use pairs::{Pair, PairFile};
 pub use rows::Skipped;
+pub use wall::Wall;

@@ -13,6 +13,7 @@ use anyhow::{ensure, Result};
 use super::batch::Batch;
 use super::score::{outcome, score, Outcome, DECIDED_MODEL};
 use crate::distance::sets::containment;
+use crate::document::wall::WALL_PREFIX;
 use crate::document::{Document, IdfTable, Pair};
 use crate::model::{Decision, Model};
 use crate::signals::Layout;
@@ -99,7 +100,9 @@ fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
     let Some(outcome) = outcome else {
         return false;
     };
-    if outcome.decided_by != DECIDED_MODEL {
+    // A pair sent to review for the walls of its fetched bodies goes on: its
+    // rendered bodies may show what the walls hide.
+    if outcome.decided_by != DECIDED_MODEL && !outcome.decided_by.starts_with(WALL_PREFIX) {
         return false;
     }
     batch

@@ -7,7 +7,7 @@
 use rayon::prelude::*;
 
 use super::batch::Batch;
-use crate::document::{Document, Pair};
+use crate::document::{wall, Document, Pair};
 use crate::model::{Decision, Model};
 use crate::signals::{self, Layout, PairBodies};
 use twinpage_util::Progress;
@@ -63,23 +63,47 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
     let bodies = batch.documents.bodies(pair).ok()?;
     let (a, b) = bodies.fetched;
     if screened(a, b) {
-        return Some(Outcome {
-            p_duplicate: 1.0,
-            spread: 0.0,
-            decision: Decision::Duplicate,
-            decided_by: SCREEN_IDENTICAL,
-            vector: None,
-        });
+        return Some(behind_walls(
+            Outcome {
+                p_duplicate: 1.0,
+                spread: 0.0,
+                decision: Decision::Duplicate,
+                decided_by: SCREEN_IDENTICAL,
+                vector: None,
+            },
+            &bodies,
+        ));
     }
     let vector = signals::vector(pair, &bodies);
     let judgement = model.judge(&vector);
-    Some(Outcome {
-        p_duplicate: judgement.p_duplicate,
-        spread: judgement.spread,
-        decision: model.decide(judgement),
-        decided_by: DECIDED_MODEL,
-        vector: Some(vector),
-    })
+    Some(behind_walls(
+        Outcome {
+            p_duplicate: judgement.p_duplicate,
+            spread: judgement.spread,
+            decision: model.decide(judgement),
+            decided_by: DECIDED_MODEL,
+            vector: Some(vector),
+        },
+        &bodies,
+    ))
+}
+
+/// A pair whose two sides both show a wall, or nothing, is never a duplicate on
+/// that strength (see `document::wall`): it goes to review, `decided_by` naming the
+/// wall. The sides are the bodies the decision rested on: rendered when there are.
+fn behind_walls(outcome: Outcome, bodies: &PairBodies) -> Outcome {
+    if outcome.decision != Decision::Duplicate {
+        return outcome;
+    }
+    let (a, b) = bodies.rendered.unwrap_or(bodies.fetched);
+    match wall::shared(a, b) {
+        Some(wall) => Outcome {
+            decision: Decision::Review,
+            decided_by: wall.decided_by(),
+            ..outcome
+        },
+        None => outcome,
+    }
 }
 
 /// Whether the screen decides a pair before its signals: byte-identical fetched
