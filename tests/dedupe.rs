@@ -176,3 +176,50 @@ fn a_run_killed_in_any_stage_ends_as_an_uninterrupted_one() {
         assert!(leftovers.is_empty(), "{leftovers:?}");
     }
 }
+
+#[test]
+fn pages_behind_one_wall_are_not_joined_and_the_unsure_pairs_are_queued() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let db = dir.path().join("review.db");
+    let run = twinpage()
+        .args(["dedupe", "tests/walls", "--out"])
+        .arg(&out)
+        .arg("--review-db")
+        .arg(&db)
+        .arg("--cache")
+        .arg(dir.path().join("cache"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{said}");
+    let rows = clusters(&out);
+    let cluster_of = |file: &str| -> &str {
+        &rows.iter().find(|r| r["html"].ends_with(file)).unwrap()["cluster"]
+    };
+    // The policy and its copy are one document; the terms, behind the same consent
+    // dialog, are not; nor are any two pages that show only a wall.
+    assert_eq!(
+        cluster_of("consent-policy.html"),
+        cluster_of("consent-policy-copy.html")
+    );
+    assert_ne!(
+        cluster_of("consent-policy.html"),
+        cluster_of("consent-terms.html")
+    );
+    for group in ["login", "challenge", "nojs", "soft404", "empty"] {
+        let (a, b) = (format!("{group}-a.html"), format!("{group}-b.html"));
+        assert_ne!(cluster_of(&a), cluster_of(&b), "{group}");
+    }
+    let routed: usize = said
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("twinpage: ")?
+                .split(" pair(s) routed to review")
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(routed >= 1 && db.is_file(), "{said}");
+}

@@ -1,5 +1,6 @@
 //! `twinpage dedupe`: from a crawl to its duplicates in one resumable run.
 
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -7,9 +8,10 @@ use anyhow::{Context, Result};
 use twinpage::candidates::METHODS;
 use twinpage::dedupe::{self, RunFolder, CLUSTERS, PAIRS, SUMMARY};
 use twinpage::model::Model;
-use twinpage::pipeline::{self, scored, Batch};
-use twinpage::render::{RenderSettings, Replays};
+use twinpage::pipeline::{self, scored, Batch, Outcome};
+use twinpage::render::{RenderCache, RenderSettings, Replays};
 use twinpage::util::write_atomically;
+use twinpage_review::{intake, ReviewStore};
 
 /// Which pages of a crawl are copies of which, and which one to keep: reads the
 /// crawl (WARC, gzipped or not; WACZ; JSONL of {"url", "html"}; or one docs.csv or
@@ -37,6 +39,10 @@ pub struct Args {
     /// are rendered and scored by --model (as `score --render auto`).
     #[arg(long, value_name = "M.json")]
     fetched_model: Option<PathBuf>,
+    /// Also queue every pair routed to review (the candidates' and the verification
+    /// rounds') in this SQLite database (created if missing), for `twinpage review`.
+    #[arg(long, value_name = "FILE")]
+    review_db: Option<PathBuf>,
     #[command(flatten)]
     rendering: super::inputs::RenderArgs,
 }
@@ -47,14 +53,46 @@ pub fn run(args: Args) -> Result<()> {
     let model = super::model_files::load_model(args.model.as_deref())?;
     let settings = args.rendering.settings()?;
     let run = RunFolder::open(&args.out, &command(&args, &fetched, &model)?)?;
+    let queue = args
+        .review_db
+        .as_deref()
+        .map(ReviewStore::open)
+        .transpose()?
+        .map(RefCell::new);
+    let queued = Cell::new(0);
     let score = |pairs: &Path, out: &Path, replays: &Replays| {
         let settings = settings.clone().map(|settings| RenderSettings {
             replays: replays.clone(),
             ..settings
         });
-        score(pairs, out, &fetched, &model, settings.as_ref())
+        let (batch, outcomes, rendered) = score(pairs, &fetched, &model, settings.as_ref())?;
+        // Queued before the scored file is written: a run killed in between scores
+        // and queues again, and the queue takes a pair once.
+        if let Some(queue) = &queue {
+            let cache = settings
+                .as_ref()
+                .map(|s| RenderCache::open(&s.cache, s.options.serve))
+                .transpose()?;
+            let (routed, _) = intake::enqueue_review_pairs(
+                &mut queue.borrow_mut(),
+                &batch,
+                &model,
+                &outcomes,
+                cache.as_ref(),
+            )?;
+            queued.set(queued.get() + routed);
+        }
+        write_atomically(out, |w| scored::write(w, &batch.files[0], &outcomes))?;
+        Ok(rendered)
     };
     let summary = dedupe::dedupe(&args.inputs, &run, method.as_ref(), &score)?;
+    if let Some(db) = &args.review_db {
+        eprintln!(
+            "twinpage: {} pair(s) routed to review, queued in {}",
+            queued.get(),
+            db.display()
+        );
+    }
     if let Some(read) = &summary.read {
         for line in read.unreadable.iter().take(5) {
             eprintln!("twinpage: unreadable: {line}");
@@ -70,6 +108,18 @@ pub fn run(args: Args) -> Result<()> {
         "{} page(s): {} cluster(s) of copies, {} cop(ies) to drop ({} joined on an unsure pair); {} candidate pair(s), {} verified against the kept page",
         summary.documents, summary.clusters, summary.copies, summary.unsure, summary.candidate_pairs, summary.verified_pairs
     );
+    let times = &summary.invocation.seconds;
+    let stages: Vec<String> = times
+        .iter()
+        .map(|(stage, s)| format!("{stage} {s:.1} s"))
+        .collect();
+    if !stages.is_empty() {
+        eprintln!(
+            "twinpage: dedupe: {} ({} document(s) rendered)",
+            stages.join(", "),
+            summary.invocation.rendered_documents
+        );
+    }
     println!(
         "wrote {}, {}, {}",
         run.path(CLUSTERS).display(),
@@ -80,20 +130,22 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// Scores a pair file as `score` does: the cascade with rendering, the fetched-only
-/// model alone without.
+/// model alone without. Also says how many documents were rendered.
 fn score(
     pairs: &Path,
-    out: &Path,
     fetched: &Model,
     model: &Model,
     settings: Option<&RenderSettings>,
-) -> Result<()> {
+) -> Result<(Batch, Vec<Option<Outcome>>, usize)> {
     let mut batch = Batch::load(&[pairs.to_path_buf()], None)?;
-    let outcomes = match settings {
-        Some(settings) => pipeline::score_cascade(&mut batch, fetched, model, settings)?.0,
-        None => pipeline::score(&batch, fetched),
+    let (outcomes, rendered) = match settings {
+        Some(settings) => {
+            let (outcomes, report) = pipeline::score_cascade(&mut batch, fetched, model, settings)?;
+            (outcomes, report.rendered_documents)
+        }
+        None => (pipeline::score(&batch, fetched), 0),
     };
-    write_atomically(out, |w| scored::write(w, &batch.files[0], &outcomes))
+    Ok((batch, outcomes, rendered))
 }
 
 /// What makes a run this run: its inputs (path, size, time) and the options that
@@ -123,5 +175,6 @@ fn command(args: &Args, fetched: &Model, model: &Model) -> Result<serde_json::Va
         "model": model.id,
         "render": !args.rendering.no_render,
         "render_deadline": args.rendering.render_deadline,
+        "review_db": args.review_db.as_deref().map(|db| db.display().to_string()),
     }))
 }

@@ -18,4 +18,6 @@ pub use clusters::{Judgement, Placed, UNSURE_JOINS_FROM};
 pub use keep::Facts;
 pub use read::{canonical, ReadReport};
 pub use run::RunFolder;
-pub use stages::{dedupe, Scorer, Summary, CANDIDATES, CLUSTERS, PAIRS, SUMMARY};
+pub use stages::{
+    dedupe, Invocation, Scorer, Summary, CANDIDATES, CLUSTERS, PAIRS, SUMMARY, TIMES,
+};

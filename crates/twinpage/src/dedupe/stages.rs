@@ -2,7 +2,9 @@
 //! the run folder that the single commands also write (`docs.csv`, a pair file of
 //! candidates, a scored pair file), so a user can stop after any stage.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -22,13 +24,14 @@ pub const CANDIDATES: &str = "candidates.csv";
 pub const PAIRS: &str = "pairs.csv";
 pub const CLUSTERS: &str = "clusters.csv";
 pub const SUMMARY: &str = "summary.json";
+pub const TIMES: &str = "times.json";
 
 /// Verification rounds before the members still unplaced are left alone.
 const MAX_ROUNDS: usize = 10;
 
 /// Scores a pair file into a scored one, as `twinpage score` does, replaying the
-/// documents that are pages of crawls.
-pub type Scorer<'a> = &'a dyn Fn(&Path, &Path, &Replays) -> Result<()>;
+/// documents that are pages of crawls; returns how many documents it rendered.
+pub type Scorer<'a> = &'a dyn Fn(&Path, &Path, &Replays) -> Result<usize>;
 
 /// What a run found.
 #[derive(Debug, Default, Serialize)]
@@ -47,6 +50,19 @@ pub struct Summary {
     /// Documents left alone because the rounds ran out.
     pub unsettled: usize,
     pub read: Option<ReadReport>,
+    /// What this invocation did, in `times.json` (not in `summary.json`, which a
+    /// resumed run writes the same as an uninterrupted one).
+    #[serde(skip)]
+    pub invocation: Invocation,
+}
+
+/// What one invocation of a run did: a resumed run counts only the stages it ran.
+#[derive(Debug, Default, Serialize)]
+pub struct Invocation {
+    /// Seconds of each stage it ran.
+    pub seconds: BTreeMap<&'static str, f64>,
+    /// Documents rendered (or found rendered) for the pairs it scored.
+    pub rendered_documents: usize,
 }
 
 /// Runs every stage not already done in `run`: crawls (WARC, WACZ, JSONL) are read
@@ -63,63 +79,83 @@ pub fn dedupe(
             (one.clone(), Replays::default())
         }
         _ => {
-            stage(1, "reading the crawl");
+            let started = stage(1, "reading the crawl");
             summary.read = Some(read_into(inputs, run)?);
-            (run.path(DOCS), replays(inputs, run)?)
+            let replays = replays(inputs, run)?;
+            summary.invocation.seconds.insert("read", seconds(started));
+            (run.path(DOCS), replays)
         }
     };
     let corpus = Corpus::open(&docs)?;
     let candidates = run.path(CANDIDATES);
     let paths = OutputPaths::new(&corpus.base, &candidates.to_string_lossy());
     if !run.done(CANDIDATES) {
-        stage(2, "finding candidate pairs");
-        let sketched = sketch_corpus(
-            &corpus,
-            method,
-            TextChoice::Core,
-            None,
-            &paths,
-            true,
-            |_| true,
-        )?;
-        let pairs = method.pairs(&sketched.sketches)?;
-        let kind = method.kind();
-        write_atomically(&candidates, |w| {
-            write_pairs(
-                w,
-                &sketched.docs,
-                &corpus.extra_headers,
-                kind.name,
-                kind.evidence,
-                &pairs,
-            )
-        })?;
+        let started = stage(2, "finding candidate pairs");
+        find_candidates(&corpus, method, &paths, &candidates)?;
+        summary
+            .invocation
+            .seconds
+            .insert("candidates", seconds(started));
     }
     summary.candidate_pairs = count_rows(&candidates)?;
     if !run.done(PAIRS) {
-        stage(3, "scoring the candidate pairs");
-        score(&candidates, &run.path(PAIRS), &replays)?;
+        let started = stage(3, "scoring the candidate pairs");
+        summary.invocation.rendered_documents += score(&candidates, &run.path(PAIRS), &replays)?;
+        summary.invocation.seconds.insert("score", seconds(started));
     }
+    let started = stage(4, "clustering, each member judged against the page kept");
     let members = members(&corpus, &paths)?;
     let mut judged = Judged::new();
     read_judged(&run.path(PAIRS), &mut judged)?;
-    stage(4, "clustering, each member judged against the page kept");
-    let placed = settle(
-        &members,
-        &mut judged,
-        run,
-        &|asked, scored| score(asked, scored, &replays),
-        &mut summary,
-    )?;
+    let score = |asked: &Path, scored: &Path| score(asked, scored, &replays);
+    let placed = settle(&members, &mut judged, run, &score, &mut summary)?;
     write_clusters(run, &members, &placed, &mut summary)?;
+    summary
+        .invocation
+        .seconds
+        .insert("clusters", seconds(started));
     write_atomically(&run.path(SUMMARY), |w| {
         Ok(serde_json::to_writer_pretty(w, &summary)?)
+    })?;
+    write_atomically(&run.path(TIMES), |w| {
+        Ok(serde_json::to_writer_pretty(w, &summary.invocation)?)
     })?;
     Ok(summary)
 }
 
-fn stage(n: usize, what: &str) {
+/// The candidate pairs of the corpus, as `twinpage candidates` writes them.
+fn find_candidates(
+    corpus: &Corpus,
+    method: &dyn Method,
+    paths: &OutputPaths,
+    out: &Path,
+) -> Result<()> {
+    let sketched = sketch_corpus(corpus, method, TextChoice::Core, None, paths, true, |_| {
+        true
+    })?;
+    let pairs = method.pairs(&sketched.sketches)?;
+    let kind = method.kind();
+    write_atomically(out, |w| {
+        let docs = &sketched.docs;
+        write_pairs(
+            w,
+            docs,
+            &corpus.extra_headers,
+            kind.name,
+            kind.evidence,
+            &pairs,
+        )
+    })
+}
+
+/// Says a stage begins; when it did.
+fn stage(n: usize, what: &str) -> Instant {
     eprintln!("twinpage: dedupe: stage {n} of 4: {what}");
+    Instant::now()
+}
+
+fn seconds(since: Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 100.0).round() / 100.0
 }
 
 fn count_rows(path: &Path) -> Result<usize> {
@@ -161,7 +197,7 @@ fn settle(
     members: &[Member],
     judged: &mut Judged,
     run: &RunFolder,
-    score: &dyn Fn(&Path, &Path) -> Result<()>,
+    score: &dyn Fn(&Path, &Path) -> Result<usize>,
     summary: &mut Summary,
 ) -> Result<Vec<Placed>> {
     for round in 1..=MAX_ROUNDS {
@@ -193,7 +229,7 @@ fn settle(
                 }
                 Ok(csv.flush()?)
             })?;
-            score(&asked, &scored)?;
+            summary.invocation.rendered_documents += score(&asked, &scored)?;
         }
         read_judged(&scored, judged)?;
     }
