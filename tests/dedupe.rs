@@ -102,6 +102,10 @@ fn a_crawl_becomes_clusters_of_copies_each_with_the_page_to_keep() {
         .unwrap()
         .ends_with("p_duplicate,p_spread,confidence,decision,decided_by"));
 
+    // The run's page shows the clusters, the kept page first.
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("kept: earliest capture") && page.contains("warcio.warc.gz#886"));
+
     // Another command in the same folder is refused, naming what to do.
     let other = twinpage()
         .args(["dedupe", CRAWLS[0], "--out"])

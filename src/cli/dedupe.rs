@@ -7,6 +7,9 @@ use anyhow::{Context, Result};
 
 use twinpage::candidates::METHODS;
 use twinpage::dedupe::{self, RunFolder, CLUSTERS, PAIRS, SUMMARY};
+
+/// The run's page, beside its files.
+const REPORT: &str = "report.html";
 use twinpage::model::Model;
 use twinpage::pipeline::{self, scored, Batch, Outcome};
 use twinpage::render::{RenderCache, RenderSettings, Replays};
@@ -18,7 +21,7 @@ use twinpage_review::{intake, ReviewStore};
 /// folder), finds candidate pairs, scores them as `score` does, and clusters them so
 /// that every member of a cluster was judged a duplicate of the page the cluster
 /// keeps. Writes DIR/clusters.csv (one row per page), DIR/pairs.csv (the scored
-/// candidates), DIR/summary.json; killed and run again with the same command, it
+/// candidates), DIR/summary.json, DIR/report.html (the run's page); killed and run again with the same command, it
 /// goes on from its last finished stage.
 #[derive(clap::Args)]
 pub struct Args {
@@ -108,6 +111,8 @@ pub fn run(args: Args) -> Result<()> {
         "{} page(s): {} cluster(s) of copies, {} cop(ies) to drop ({} joined on an unsure pair); {} candidate pair(s), {} verified against the kept page",
         summary.documents, summary.clusters, summary.copies, summary.unsure, summary.candidate_pairs, summary.verified_pairs
     );
+    let page = twinpage_report::run_page(&args.out)?;
+    write_atomically(&run.path(REPORT), |w| Ok(w.write_all(page.as_bytes())?))?;
     let times = &summary.invocation.seconds;
     let stages: Vec<String> = times
         .iter()
@@ -121,8 +126,9 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     println!(
-        "wrote {}, {}, {}",
+        "wrote {}, {}, {}, {}",
         run.path(CLUSTERS).display(),
+        run.path(REPORT).display(),
         run.path(PAIRS).display(),
         run.path(SUMMARY).display()
     );

@@ -9,9 +9,11 @@
 
 //!
 //! This file is only the crate's face: `page.rs` lays the page out, `charts.rs`
-//! draws its plots.
+//! draws its plots, `run.rs` lays out the page of a `dedupe` run.
 
 pub mod charts;
 mod page;
+mod run;
 
 pub use page::{html, ModelReport, Report};
+pub use run::run_page;

@@ -86,6 +86,19 @@ dl.facts { display: grid; grid-template-columns: max-content auto; gap: 2px 14px
 dl.facts dt { color: #555; } dl.facts dd { margin: 0; }
 "#;
 
+/// The page's head: its title, the style, and a policy that loads nothing.
+pub(crate) fn head(h: &mut String, title: &str) -> Result<()> {
+    write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{STYLE}</style></head>\n<body>\n",
+        escape(title)
+    )?;
+    Ok(())
+}
+
 /// The whole page.
 pub fn html(report: &Report) -> Result<String> {
     let named: Vec<Named> = report
@@ -108,14 +121,7 @@ pub fn html(report: &Report) -> Result<String> {
             .collect::<Vec<_>>()
             .join(" vs ")
     );
-    write!(
-        h,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{STYLE}</style></head>\n<body>\n",
-        escape(&title)
-    )?;
+    head(&mut h, &title)?;
     write!(h, "<h1>{}</h1>\n<p class=\"note\">Pairs: ", escape(&title))?;
     let files: Vec<String> = report
         .pairs
