@@ -15,7 +15,7 @@ use anyhow::{bail, Context, Result};
 use crate::warc::Records;
 
 /// One WARC file: a file of its own, or a stretch of a WACZ.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WarcFile {
     /// The file on disk.
     pub path: PathBuf,

@@ -7,6 +7,11 @@
 //! shares the most parameters. A redirect is followed inside the archive.
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+use anyhow::{Context, Result};
 
 use crate::archive::WarcFile;
 use crate::http::Response;
@@ -17,63 +22,85 @@ const MAX_REDIRECTS: usize = 5;
 
 /// A crawl's responses by URL.
 pub struct Index {
-    files: Vec<WarcFile>,
-    captures: Vec<Capture>,
+    saved: Saved,
     /// By URL without scheme and fragment.
     exact: HashMap<String, Vec<usize>>,
     /// By URL without scheme, query and fragment.
     by_path: HashMap<String, Vec<usize>>,
 }
 
+/// What an index keeps on disk: the WARC files and where each response is, so a
+/// crawl is read once however often its pages replay.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Saved {
+    files: Vec<WarcFile>,
+    captures: Vec<Capture>,
+}
+
 impl Index {
     /// Indexes the responses a reading of the crawl found (revisits stand for their
     /// originals, which are indexed themselves).
     pub fn new(crawl: &Crawl) -> Index {
-        let mut index = Index {
+        let captures = crawl.captures.iter().filter(|c| c.kind != Kind::Revisit);
+        Index::of(Saved {
             files: crawl.files.clone(),
-            captures: Vec::new(),
+            captures: captures.cloned().collect(),
+        })
+    }
+
+    fn of(saved: Saved) -> Index {
+        let mut index = Index {
+            saved,
             exact: HashMap::new(),
             by_path: HashMap::new(),
         };
-        for capture in crawl.captures.iter().filter(|c| c.kind != Kind::Revisit) {
-            let i = index.captures.len();
+        for (i, capture) in index.saved.captures.iter().enumerate() {
             let key = without_scheme(&capture.url);
-            index
-                .by_path
-                .entry(without_query(&key).to_string())
-                .or_default()
-                .push(i);
+            let path = without_query(&key).to_string();
+            index.by_path.entry(path).or_default().push(i);
             index.exact.entry(key).or_default().push(i);
-            index.captures.push(capture.clone());
         }
         index
     }
 
+    /// Writes the index (JSON) for [`Index::read`].
+    pub fn write(&self, w: &mut dyn std::io::Write) -> Result<()> {
+        Ok(serde_json::to_writer(w, &self.saved)?)
+    }
+
+    /// An index [`Index::write`] wrote.
+    pub fn read(path: &Path) -> Result<Index> {
+        let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let saved = serde_json::from_reader(BufReader::new(file))
+            .with_context(|| format!("{} is not a crawl index", path.display()))?;
+        Ok(Index::of(saved))
+    }
+
     /// The number of responses indexed.
     pub fn len(&self) -> usize {
-        self.captures.len()
+        self.saved.captures.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.captures.is_empty()
+        self.saved.captures.is_empty()
     }
 
     /// The capture that answers `url`, if any.
     pub fn find(&self, url: &str) -> Option<&Capture> {
         let key = without_scheme(url);
         if let Some(found) = self.exact.get(&key) {
-            return Some(&self.captures[found[0]]);
+            return Some(&self.saved.captures[found[0]]);
         }
         let asked = parameters(&key);
         let candidates = self.by_path.get(without_query(&key))?;
         let best = candidates.iter().max_by_key(|&&i| {
-            let archived = without_scheme(&self.captures[i].url);
+            let archived = without_scheme(&self.saved.captures[i].url);
             parameters(&archived)
                 .iter()
                 .filter(|p| asked.contains(p))
                 .count()
         })?;
-        Some(&self.captures[*best])
+        Some(&self.saved.captures[*best])
     }
 
     /// The archived response to `url`, redirects inside the archive followed.
@@ -81,7 +108,7 @@ impl Index {
         let mut url = url.to_string();
         for _ in 0..=MAX_REDIRECTS {
             let capture = self.find(&url)?;
-            let record = self.files[capture.file]
+            let record = self.saved.files[capture.file]
                 .records()
                 .ok()?
                 .read_at(capture.offset)

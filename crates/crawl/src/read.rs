@@ -66,7 +66,7 @@ impl Page {
 }
 
 /// Where an archived response is: what replay needs to answer a page's request.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Capture {
     pub url: String,
     pub date: String,
@@ -80,7 +80,7 @@ pub struct Capture {
     refers_to: Option<(String, String)>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Kind {
     Response,
     Resource,

@@ -231,6 +231,19 @@ fn replay_finds_a_response_as_replay_tools_match_it() {
     // Another cache-buster, another scheme, the host in capitals: the same script.
     assert_eq!(find("https://TWINPAGE.test/static/app.js?v=999"), script);
     assert_eq!(find("http://twinpage.test/static/missing.js"), None);
+    // Kept on disk and read back, it answers the same.
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("index.json");
+    let mut file = std::fs::File::create(&saved).unwrap();
+    index.write(&mut file).unwrap();
+    drop(file);
+    let index = twinpage_crawl::Index::read(&saved).unwrap();
+    assert_eq!(
+        index
+            .find("https://TWINPAGE.test/static/app.js?v=999")
+            .map(|c| c.url.as_str()),
+        script
+    );
     // A redirect is followed inside the archive.
     let (capture, response) = index.response("http://twinpage.test/old-article").unwrap();
     assert_eq!(capture.url, "http://twinpage.test/article.html");

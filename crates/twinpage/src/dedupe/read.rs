@@ -4,6 +4,8 @@
 //! a page captured twice with the same bytes is one file, and a rerun rewrites
 //! nothing), and `docs.csv` lists every page with where it was read (`source`),
 //! when it was captured and the canonical URL it names: what the keep rule needs.
+//! `index.json` keeps where every archived response is (URL → file, offset), so
+//! the pages replay later without the crawl being read again.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -19,6 +21,8 @@ use twinpage_util::write_atomically;
 /// The stage's outputs.
 pub const DOCS: &str = "docs.csv";
 pub const UNREADABLE: &str = "unreadable.csv";
+/// Where every archived response is (URL → file and offset), for replay.
+pub const INDEX: &str = "index.json";
 const PAGES: &str = "pages";
 
 /// What reading found.
@@ -52,6 +56,9 @@ pub fn read_into(inputs: &[PathBuf], run: &RunFolder) -> Result<ReadReport> {
         }
         Ok(())
     })?;
+    // The crawl's index is kept, so its pages replay without reading it again.
+    let index = Index::new(&crawl);
+    write_atomically(&run.path(INDEX), |w| index.write(w))?;
     let report = ReadReport {
         records: crawl.records,
         pages: rows.len(),
@@ -82,11 +89,10 @@ pub fn read_into(inputs: &[PathBuf], run: &RunFolder) -> Result<ReadReport> {
 }
 
 /// How each page of `docs.csv` replays: with the responses of the crawls it was
-/// read from (indexed by reading them again), so its scripts, styles and fonts run
-/// as when it was crawled.
+/// read from (their index, kept by the first stage), so its scripts, styles and
+/// fonts run as when it was crawled.
 pub fn replays(inputs: &[PathBuf], run: &RunFolder) -> Result<Replays> {
-    let crawl = read_crawl(inputs, |_| Ok(()))?;
-    let archive: Arc<dyn Archive> = Arc::new(Index::new(&crawl));
+    let archive: Arc<dyn Archive> = Arc::new(Index::read(&run.path(INDEX))?);
     let mut id = blake3::Hasher::new();
     for input in inputs {
         let meta =
