@@ -227,3 +227,40 @@ fn pages_behind_one_wall_are_not_joined_and_the_unsure_pairs_are_queued() {
         .unwrap_or_else(|| panic!("{said}"));
     assert!(routed >= 1 && db.is_file(), "{said}");
 }
+
+#[test]
+fn an_input_that_is_no_crawl_is_refused_and_the_folder_stays_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, text) = (dir.path().join("run"), dir.path().join("notes.txt"));
+    std::fs::write(&text, "hello").unwrap();
+    let refused = twinpage()
+        .arg("dedupe")
+        .arg(&text)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("notes.txt is not a WARC file"), "{said}");
+    // No stage finished there, so the corrected command may use the folder.
+    twinpage()
+        .args(["dedupe", CRAWLS[0], "--out"])
+        .arg(&out)
+        .arg("--cache")
+        .arg(dir.path().join("cache"))
+        .assert()
+        .success();
+    // A crawl with no page fails, saying so.
+    let empty = dir.path().join("empty.warc");
+    std::fs::write(&empty, "").unwrap();
+    let none = twinpage()
+        .arg("dedupe")
+        .arg(&empty)
+        .arg("--out")
+        .arg(dir.path().join("none"))
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no page in the inputs"));
+}

@@ -55,7 +55,8 @@ pub fn run(args: Args) -> Result<()> {
     let fetched = super::model_files::load_fetched_model(args.fetched_model.as_deref())?;
     let model = super::model_files::load_model(args.model.as_deref())?;
     let settings = args.rendering.settings()?;
-    let run = RunFolder::open(&args.out, &command(&args, &fetched, &model)?)?;
+    let command = command(&args, &fetched, &model)?;
+    let run = RunFolder::open(&args.out, &command, dedupe::STAGE_OUTPUTS)?;
     let queue = args
         .review_db
         .as_deref()

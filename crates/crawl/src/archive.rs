@@ -34,6 +34,7 @@ impl WarcFile {
             .with_context(|| format!("cannot read {}", input.display()))?
             .len();
         if !is_wacz(input) {
+            check_warc(input)?;
             return Ok(vec![WarcFile {
                 path: input.to_path_buf(),
                 name: input.display().to_string(),
@@ -78,6 +79,29 @@ impl WarcFile {
             .with_context(|| format!("cannot read {}", self.name))?;
         Records::new(stretch).with_context(|| format!("cannot read {}", self.name))
     }
+}
+
+/// Refuses a file that is neither gzipped nor starts as a WARC record does, before
+/// any record of it is read: it is not a crawl (an empty file is an empty crawl).
+fn check_warc(input: &Path) -> Result<()> {
+    let mut head = [0u8; 5];
+    let mut file = File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
+    let read = file
+        .read(&mut head)
+        .with_context(|| format!("cannot read {}", input.display()))?;
+    let head = &head[..read];
+    if head.is_empty()
+        || head.starts_with(&[0x1f, 0x8b])
+        || b"WARC/".starts_with(head)
+        || head == b"WARC/"
+    {
+        return Ok(());
+    }
+    bail!(
+        "{} is not a WARC file (it starts with {:?}); give WARC (.warc, .warc.gz), WACZ or JSONL files, or one docs.csv or folder",
+        input.display(),
+        String::from_utf8_lossy(head)
+    )
 }
 
 /// Whether `path` names a WACZ (by its suffix).

@@ -19,5 +19,5 @@ pub use keep::Facts;
 pub use read::{canonical, ReadReport};
 pub use run::RunFolder;
 pub use stages::{
-    dedupe, Invocation, Scorer, Summary, CANDIDATES, CLUSTERS, PAIRS, SUMMARY, TIMES,
+    dedupe, Invocation, Scorer, Summary, CANDIDATES, CLUSTERS, PAIRS, STAGE_OUTPUTS, SUMMARY, TIMES,
 };

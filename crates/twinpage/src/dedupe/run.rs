@@ -19,8 +19,9 @@ pub struct RunFolder {
 impl RunFolder {
     /// Opens (or starts) the run in `dir` for the command described by `command`
     /// (its inputs and options, as JSON). A folder holding another command's run is
-    /// refused: its stages would not be this command's.
-    pub fn open(dir: &Path, command: &serde_json::Value) -> Result<RunFolder> {
+    /// refused when any of its stage outputs `finished` is there: they would not be
+    /// this command's; a run that finished no stage is started anew.
+    pub fn open(dir: &Path, command: &serde_json::Value, finished: &[&str]) -> Result<RunFolder> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let run = RunFolder {
             dir: dir.to_path_buf(),
@@ -28,11 +29,11 @@ impl RunFolder {
         let said = serde_json::to_string_pretty(command)?;
         match std::fs::read_to_string(run.path(RUN_FILE)) {
             Ok(earlier) if earlier == said => {}
-            Ok(_) => bail!(
+            Ok(_) if finished.iter().any(|name| run.done(name)) => bail!(
                 "{} holds a run of another command (other inputs or options); give another --out, or remove it",
                 dir.display()
             ),
-            Err(_) => write_atomically(&run.path(RUN_FILE), |w| Ok(w.write_all(said.as_bytes())?))?,
+            _ => write_atomically(&run.path(RUN_FILE), |w| Ok(w.write_all(said.as_bytes())?))?,
         }
         Ok(run)
     }

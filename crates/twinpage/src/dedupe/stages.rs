@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use super::clusters::{plan, read_judged, Judged, Member, Placed};
@@ -25,6 +25,9 @@ pub const PAIRS: &str = "pairs.csv";
 pub const CLUSTERS: &str = "clusters.csv";
 pub const SUMMARY: &str = "summary.json";
 pub const TIMES: &str = "times.json";
+/// The outputs that say a stage finished: a run folder holding any of them belongs
+/// to the command that made them.
+pub const STAGE_OUTPUTS: &[&str] = &[DOCS, CANDIDATES, PAIRS];
 
 /// Verification rounds before the members still unplaced are left alone.
 const MAX_ROUNDS: usize = 10;
@@ -80,7 +83,18 @@ pub fn dedupe(
         }
         _ => {
             let started = stage(1, "reading the crawl");
-            summary.read = Some(read_into(inputs, run)?);
+            let read = read_into(inputs, run)?;
+            if read.pages == 0 {
+                let first = read
+                    .unreadable
+                    .first()
+                    .map_or(String::new(), |u| format!(" (first unreadable: {u})"));
+                bail!(
+                    "no page in the inputs: {} record(s) read, none an HTML response with status 200{first}",
+                    read.records
+                );
+            }
+            summary.read = Some(read);
             let replays = replays(inputs, run)?;
             summary.invocation.seconds.insert("read", seconds(started));
             (run.path(DOCS), replays)
