@@ -264,3 +264,60 @@ fn an_input_that_is_no_crawl_is_refused_and_the_folder_stays_usable() {
     assert_eq!(none.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&none.stderr).contains("no page in the inputs"));
 }
+
+/// The article `tests/crawls/site/static/app.js` writes into its app shell, as a
+/// plain page of another site.
+fn static_copy_of_the_app_article() -> String {
+    let script = std::fs::read_to_string("tests/crawls/site/static/app.js").unwrap();
+    let quoted = |line: &str| {
+        line.trim()
+            .trim_end_matches(',')
+            .trim_matches('"')
+            .to_string()
+    };
+    let paragraphs: Vec<String> = script
+        .lines()
+        .filter(|l| l.trim_start().starts_with('"') && l.len() > 80)
+        .map(|l| format!("<p>{}</p>", quoted(l)))
+        .collect();
+    assert_eq!(paragraphs.len(), 4);
+    format!(
+        "<!DOCTYPE html><html><head><title>Old rail bridge to close for six weeks of repairs - Valley Post</title></head>\
+         <body><nav><a href=\"/\">Valley Post</a> | <a href=\"/news\">News</a></nav><article>\
+         <h1>Old rail bridge to close for six weeks of repairs</h1>{}</article><footer>Valley Post 2024</footer></body></html>",
+        paragraphs.join("")
+    )
+}
+
+#[test]
+fn a_page_built_by_its_archived_script_is_found_with_its_plain_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("copies.jsonl");
+    let line = serde_json::json!({"url": "https://valley-post.example/bridge", "html": static_copy_of_the_app_article()});
+    std::fs::write(&jsonl, format!("{line}\n")).unwrap();
+    let run = |out: &str, extra: &[&str]| -> Vec<BTreeMap<String, String>> {
+        let out = dir.path().join(out);
+        twinpage()
+            .args(["dedupe", CRAWLS[0]])
+            .arg(&jsonl)
+            .arg("--out")
+            .arg(&out)
+            .arg("--cache")
+            .arg(dir.path().join("cache"))
+            .args(extra)
+            .assert()
+            .success();
+        clusters(&out)
+    };
+    let together = |rows: &[BTreeMap<String, String>]| {
+        let cluster_of =
+            |url: &str| rows.iter().find(|r| r["url"] == url).unwrap()["cluster"].clone();
+        cluster_of("http://twinpage.test/app.html")
+            == cluster_of("https://valley-post.example/bridge")
+    };
+    // Rendered, replayed from the WARC, the shell shows the article and is found.
+    assert!(together(&run("rendered", &[])));
+    // From fetched bodies alone the shell is an empty page: no pair, no cluster.
+    let fetched_model = ["--no-render", "--model", "models/fetched-only.json"];
+    assert!(!together(&run("fetched", &fetched_model)));
+}

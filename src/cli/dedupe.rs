@@ -89,7 +89,13 @@ pub fn run(args: Args) -> Result<()> {
         write_atomically(out, |w| scored::write(w, &batch.files[0], &outcomes))?;
         Ok(rendered)
     };
-    let summary = dedupe::dedupe(&args.inputs, &run, method.as_ref(), &score)?;
+    let summary = dedupe::dedupe(
+        &args.inputs,
+        &run,
+        method.as_ref(),
+        &score,
+        settings.as_ref(),
+    )?;
     if let Some(db) = &args.review_db {
         eprintln!(
             "twinpage: {} pair(s) routed to review, queued in {}",

@@ -124,7 +124,14 @@ pub struct RenderedText {
     settings: RenderSettings,
     cache: RenderCache,
     render_missing: bool,
+    /// Only documents whose fetched text is thin and that have scripts are
+    /// rendered (the others are fingerprinted as fetched).
+    thin_only: bool,
 }
+
+/// A scripted page whose fetched text has fewer words than this says too little of
+/// what it shows to be fingerprinted unrendered.
+const THIN_WORDS: usize = 50;
 
 impl RenderedText {
     /// Renders stored beside the corpus or in `settings.cache`; with
@@ -141,16 +148,31 @@ impl RenderedText {
             settings,
             cache,
             render_missing,
+            thin_only: false,
         })
     }
 
-    /// The rendered body of each document whose fetched body could be read.
+    /// Renders (and caches) only the pages that look built by script: scripted,
+    /// their fetched text thin. The rest are fingerprinted as fetched, so a crawl
+    /// costs a browser only where the fetched body says nothing.
+    pub fn for_thin_pages(settings: RenderSettings) -> Result<RenderedText> {
+        Ok(RenderedText {
+            thin_only: true,
+            ..RenderedText::new(settings, true)?
+        })
+    }
+
+    /// The rendered body of each document whose fetched body could be read and
+    /// that is `wanted`.
     fn bodies(
         &self,
         chunk: &[CorpusDoc],
         fetched: &[Result<DecodedBody>],
+        wanted: &dyn Fn(usize) -> bool,
     ) -> Result<Vec<Option<RenderedBody>>> {
-        let readable: Vec<usize> = (0..chunk.len()).filter(|&i| fetched[i].is_ok()).collect();
+        let readable: Vec<usize> = (0..chunk.len())
+            .filter(|&i| fetched[i].is_ok() && wanted(i))
+            .collect();
         let requests: Vec<Request> = readable
             .iter()
             .map(|&i| Request {
@@ -275,8 +297,11 @@ fn sketch_bodies(
     text: TextChoice,
     rendered: Option<&RenderedText>,
 ) -> Result<Vec<Result<(Sketch, bool)>>> {
+    if let Some(source) = rendered.filter(|r| r.thin_only) {
+        return sketch_thin_rendered(chunk, fetched, method, text, source);
+    }
     let renders = match rendered {
-        Some(source) => source.bodies(chunk, &fetched)?,
+        Some(source) => source.bodies(chunk, &fetched, &|_| true)?,
         None => chunk.iter().map(|_| None).collect(),
     };
     Ok(fetched
@@ -284,6 +309,50 @@ fn sketch_bodies(
         .zip(renders)
         .map(|(body, render)| {
             let (words, from_render) = document_text(&body?, render.as_ref(), text);
+            Ok((method.sketch(&text::word_ids(&words)), from_render))
+        })
+        .collect())
+}
+
+/// [`sketch_bodies`] rendering only the thin, scripted pages: the fetched text of
+/// every page first, then renders for those it says too little of.
+fn sketch_thin_rendered(
+    chunk: &[CorpusDoc],
+    fetched: Vec<Result<DecodedBody>>,
+    method: &dyn Method,
+    text: TextChoice,
+    source: &RenderedText,
+) -> Result<Vec<Result<(Sketch, bool)>>> {
+    let core = text == TextChoice::Core;
+    let texts: Vec<Option<String>> = fetched
+        .par_iter()
+        .map(|body| body.as_ref().ok().map(|body| page_text(body, core)))
+        .collect();
+    let scripted = |body: &DecodedBody| {
+        let tag = b"<script";
+        body.text
+            .as_bytes()
+            .windows(tag.len())
+            .any(|w| w.eq_ignore_ascii_case(tag))
+    };
+    let thin = |i: usize| {
+        texts[i]
+            .as_ref()
+            .is_some_and(|t| t.split_whitespace().count() < THIN_WORDS)
+            && fetched[i].as_ref().is_ok_and(scripted)
+    };
+    let renders = source.bodies(chunk, &fetched, &thin)?;
+    Ok(fetched
+        .into_par_iter()
+        .zip(texts)
+        .zip(renders)
+        .map(|((body, fetched_text), render)| {
+            let body = body?;
+            let (words, from_render) = match (&render, fetched_text) {
+                (Some(RenderedBody::Measured(_) | RenderedBody::SyntheticOnly(_)), _)
+                | (_, None) => document_text(&body, render.as_ref(), text),
+                (_, Some(words)) => (words, false),
+            };
             Ok((method.sketch(&text::word_ids(&words)), from_render))
         })
         .collect())

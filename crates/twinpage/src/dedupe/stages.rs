@@ -14,9 +14,9 @@ use super::keep::Facts;
 use super::read::{read_into, replays, ReadReport, DOCS};
 use super::run::RunFolder;
 use crate::candidates::corpus::{write_pairs, Corpus, OutputPaths};
-use crate::candidates::sketch::{sketch_corpus, TextChoice};
+use crate::candidates::sketch::{sketch_corpus, RenderedText, TextChoice};
 use crate::candidates::Method;
-use twinpage_render::Replays;
+use twinpage_render::{RenderSettings, Replays};
 use twinpage_util::write_atomically;
 
 /// The stages' outputs.
@@ -69,12 +69,15 @@ pub struct Invocation {
 }
 
 /// Runs every stage not already done in `run`: crawls (WARC, WACZ, JSONL) are read
-/// into it; a docs.csv or a folder is used as it is.
+/// into it; a docs.csv or a folder is used as it is. With `rendering`, the pages
+/// built by script (scripted, their fetched text thin) are fingerprinted as they
+/// render, replayed from their crawl, so their copies are found too.
 pub fn dedupe(
     inputs: &[PathBuf],
     run: &RunFolder,
     method: &dyn Method,
     score: Scorer,
+    rendering: Option<&RenderSettings>,
 ) -> Result<Summary> {
     let mut summary = Summary::default();
     let (docs, replays) = match inputs {
@@ -105,7 +108,16 @@ pub fn dedupe(
     let paths = OutputPaths::new(&corpus.base, &candidates.to_string_lossy());
     if !run.done(CANDIDATES) {
         let started = stage(2, "finding candidate pairs");
-        find_candidates(&corpus, method, &paths, &candidates)?;
+        let rendered = rendering
+            .map(|settings| {
+                let replays = replays.clone();
+                RenderedText::for_thin_pages(RenderSettings {
+                    replays,
+                    ..settings.clone()
+                })
+            })
+            .transpose()?;
+        find_candidates(&corpus, method, rendered.as_ref(), &paths, &candidates)?;
         summary
             .invocation
             .seconds
@@ -141,12 +153,12 @@ pub fn dedupe(
 fn find_candidates(
     corpus: &Corpus,
     method: &dyn Method,
+    rendered: Option<&RenderedText>,
     paths: &OutputPaths,
     out: &Path,
 ) -> Result<()> {
-    let sketched = sketch_corpus(corpus, method, TextChoice::Core, None, paths, true, |_| {
-        true
-    })?;
+    let text = TextChoice::Core;
+    let sketched = sketch_corpus(corpus, method, text, rendered, paths, true, |_| true)?;
     let pairs = method.pairs(&sketched.sketches)?;
     let kind = method.kind();
     write_atomically(out, |w| {
