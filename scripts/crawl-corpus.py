@@ -21,8 +21,9 @@ What the crawl holds (N = number of HTML page responses, status 200):
   used as they are. The first base pages are the real pages themselves (~170: templates
   and other-language pages); beyond that a base page is a **remix**: a template
   (markup, navigation, boilerplate) whose qualifying paragraphs (and `<title>`, first
-  `<h1>`) are replaced by donor paragraphs of its language (60-1,200 characters, at
-  most one, or as few as the pool allows, from any one donor). Remixes of one template
+  `<h1>`) are replaced by donor paragraphs of its language (60-1,200 characters; as
+  many per paragraph as make up its length; as few from any one donor as the pool
+  allows), its title by 5-9 words from a random place of them. Remixes of one template
   differ in most of their text and share the rest (up to 40 %) like pages of one site;
   no remix holds a paragraph of a page that is in the crawl.
   Every base page links `/static/site.css` and `/static/app.js?v=<n>` of its host and
@@ -48,7 +49,8 @@ response: url,group,kind (rows of one planted group share `group`; a re-capture
 repeats its URL; kind: original, remix, shell (script-built, its own article),
 shell-copy (script-built, the article of a static page of its group), tracking, http,
 mirror, edit:date / edit:banner / edit:date+banner, recapture, and shell+tracking,
-shell+http, shell+recapture for the copies of a script-built page). Deterministic for a given seed (record ids and dates included).
+shell+http, shell+recapture for the copies of a script-built page). Deterministic for a
+given seed (record ids and dates included): the same seed and N give the same bytes.
 """
 
 import argparse
@@ -409,18 +411,31 @@ def build(n, seed):
     rng.shuffle(originals)
     rng.shuffle(remixable)
 
-    def draw(lang, count, avoid):
-        """`count` real paragraphs of language `lang`, none from page `avoid`, and as few
-        from any one page as the pool allows: a remix shares at most a paragraph with
-        the real page it took it from (and little with other remixes)."""
+    def draw(lang, lengths, avoid):
+        """Real paragraphs of language `lang` for slots of the given text lengths: each
+        slot gets paragraphs until it holds about as much text as the template's own
+        paragraph did (at least one), none from page `avoid`, and as few from any one
+        page as the pool allows (a remix shares at most a paragraph or two with the
+        donor it took them from, and little with other remixes). One list per slot."""
         source = pool[lang]
-        cap = -(-count // max(1, len(sources_of[lang]) - 1))
-        taken, out = {}, []
-        while len(out) < count:
-            name, text = source[rng.randrange(len(source))]
-            if name != avoid and taken.get(name, 0) < cap and text not in out:
+        mean = sum(len(text) for _, text in source) / len(source)
+        wanted = sum(max(1, round(need / mean)) for need in lengths)
+        cap = -(-wanted // max(1, len(sources_of[lang]) - 1))
+        taken, used, out, misses = {}, set(), [], 0
+        for need in lengths:
+            slot, size = [], 0
+            while not slot or size < 0.9 * need:
+                name, text = source[rng.randrange(len(source))]
+                if name == avoid or taken.get(name, 0) >= cap or text in used:
+                    misses += 1
+                    if misses > 200:  # the pool ran short of this cap: allow one more
+                        cap, misses = cap + 1, 0
+                    continue
                 taken[name] = taken.get(name, 0) + 1
-                out.append(text)
+                used.add(text)
+                slot.append(text)
+                size += len(text)
+            out.append(slot)
         return out
 
     def dateline(t, updated=None):
@@ -467,7 +482,7 @@ def build(n, seed):
             else:
                 host = SITES[rng.randrange(len(SITES))][0]
                 lang = big[rng.randrange(len(big))]
-                texts = draw(lang, rng.randint(4, 10), None)
+                texts = [x for slot in draw(lang, [0] * rng.randint(4, 10), None) for x in slot]
                 title = make_title(rng, texts)
                 kind = "shell"
             k = len(article_scripts) + 1
@@ -499,9 +514,11 @@ def build(n, seed):
         else:
             t = remixable[remix_at % len(remixable)]
             remix_at += 1
-            texts = draw(t.language, len(t.paragraphs), t.name)
+            slots = draw(t.language, [len(x) for x in t.texts], t.name)
+            texts = [x for slot in slots for x in slot]
             title = make_title(rng, texts)
-            paragraphs = [html.escape(x, quote=False) for x in texts]
+            # a slot that needs several paragraphs gets them as paragraphs of their own
+            paragraphs = ["</p>\n<p>".join(html.escape(x, quote=False) for x in slot) for slot in slots]
             title_html = h1_html = html.escape(title, quote=False)
             kind = "remix"
         stats[kind] += 1
