@@ -91,6 +91,12 @@ pub struct Plan {
     pub needed: Vec<(usize, usize)>,
 }
 
+/// A cluster's id: from the URL of the page it keeps, so it does not depend on the
+/// order of the inputs.
+pub fn cluster_id(kept: &Member) -> String {
+    format!("c{:016x}", fnv1a(kept.facts.url.as_bytes()))
+}
+
 /// Places every document it can with the judgements so far.
 pub fn plan(members: &[Member], judged: &Judged) -> Plan {
     // The same bytes are the same document, unless scoring said they are a wall.
@@ -131,7 +137,7 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
             let (joining, rest): (Vec<usize>, Vec<usize>) = others
                 .iter()
                 .partition(|&&m| judgement(kept, m).is_some_and(Judgement::joins));
-            let cluster = format!("c{:016x}", fnv1a(members[kept].facts.url.as_bytes()));
+            let cluster = cluster_id(&members[kept]);
             let runner_up = joining.first().map(|&m| &members[m].facts);
             plan.placed[kept] = Some(Placed {
                 cluster: cluster.clone(),

@@ -50,7 +50,7 @@ pub fn read_into(inputs: &[PathBuf], run: &RunFolder) -> Result<ReadReport> {
         if !path.is_file() {
             write_atomically(&path, |w| Ok(w.write_all(&body)?))?;
         }
-        rows.push(row(&page, format!("{PAGES}/{name}")));
+        rows.push(row(&page, &body, format!("{PAGES}/{name}")));
         if rows.len().is_multiple_of(1000) {
             eprintln!("twinpage: dedupe: read {} pages", rows.len());
         }
@@ -128,13 +128,14 @@ fn read_report(run: &RunFolder) -> Result<ReadReport> {
     Ok(serde_json::from_str(&text)?)
 }
 
-fn row(page: &Page, html: String) -> [String; 5] {
+/// A page's row of docs.csv; `body` is its fetched body as written (decoded once).
+fn row(page: &Page, body: &[u8], html: String) -> [String; 5] {
     [
         page.url.clone(),
         html,
         page.source.clone(),
         page.date.clone().unwrap_or_default(),
-        canonical(&page.url, &page.fetched_body()).unwrap_or_default(),
+        canonical(&page.url, body).unwrap_or_default(),
     ]
 }
 

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use super::clusters::{plan, read_judged, Judged, Member, Placed};
+use super::clusters::{cluster_id, plan, read_judged, Judged, Member, Placed};
 use super::keep::Facts;
 use super::read::{read_into, replays, ReadReport, DOCS};
 use super::run::RunFolder;
@@ -268,10 +268,7 @@ fn settle(
         .zip(members)
         .map(|(placed, member)| {
             placed.unwrap_or_else(|| Placed {
-                cluster: format!(
-                    "c{:016x}",
-                    twinpage_util::hash::fnv1a(member.facts.url.as_bytes())
-                ),
+                cluster: cluster_id(member),
                 keep: true,
                 joined: "unsettled",
                 why: "alone",
