@@ -10,9 +10,14 @@
 //!    unsure) make components, as union-find does;
 //! 2. in each component, the best document to keep (`keep.rs`) is kept, and every
 //!    member judged a duplicate of it joins its cluster; the pairs of it with members
-//!    never judged are scored first (a verification round);
+//!    never judged are scored first (a verification round). A member it holds only
+//!    unsure stays out when it was judged a sure duplicate of a member left out: a
+//!    sure judgement outweighs an unsure one. Nor do two members judged apart stay
+//!    together (page 1 and page 2 of an article are each a duplicate of a site that
+//!    copied the whole article): of two at odds, the one at odds with more leaves;
 //! 3. the members left make the component's next cluster, around the best of them,
-//!    and so on. So every member of a cluster was judged against the page it keeps.
+//!    and so on. So every member of a cluster was judged against the page it keeps,
+//!    and (up to [`MEMBERS_CHECKED_UP_TO`] members) against the others.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -28,6 +33,10 @@ use twinpage_util::UnionFind;
 
 /// A pair left to review joins the cluster (marked unsure) from this p_duplicate.
 pub const UNSURE_JOINS_FROM: f64 = 0.5;
+
+/// Two members of a cluster left to review below this p_duplicate are held apart
+/// (a date line changed scores about 0.49; two halves of one article 0.06–0.21).
+pub const APART_BELOW: f64 = 0.25;
 
 /// What a scored pair says.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,6 +55,18 @@ impl Judgement {
             Decision::Duplicate => true,
             Decision::Review => self.p_duplicate >= UNSURE_JOINS_FROM && !self.walled,
             Decision::Distinct => false,
+        }
+    }
+}
+
+impl Judgement {
+    /// Whether the pair keeps two members of a cluster apart: decided distinct, or
+    /// left to review with p below [`APART_BELOW`].
+    fn apart(self) -> bool {
+        match self.decision {
+            Decision::Distinct => true,
+            Decision::Review => self.p_duplicate < APART_BELOW,
+            Decision::Duplicate => false,
         }
     }
 }
@@ -124,19 +145,19 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
             .into_iter()
             .map(|r| component[r])
             .collect();
+        let rank_of: HashMap<usize, usize> = left
+            .iter()
+            .enumerate()
+            .map(|(rank, &m)| (m, rank))
+            .collect();
         while let Some((&kept, others)) = left.split_first() {
-            let missing: Vec<usize> = others
-                .iter()
-                .copied()
-                .filter(|&m| judgement(kept, m).is_none())
-                .collect();
-            if !missing.is_empty() {
-                plan.needed.extend(missing.into_iter().map(|m| (kept, m)));
-                break;
-            }
-            let (joining, rest): (Vec<usize>, Vec<usize>) = others
-                .iter()
-                .partition(|&&m| judgement(kept, m).is_some_and(Judgement::joins));
+            let (joining, rest) = match gather(kept, others, &judgement, &rank_of) {
+                Gathered::Needs(pairs) => {
+                    plan.needed.extend(pairs);
+                    break;
+                }
+                Gathered::Cluster { joining, rest } => (joining, rest),
+            };
             let cluster = cluster_id(&members[kept]);
             let runner_up = joining.first().map(|&m| &members[m].facts);
             plan.placed[kept] = Some(Placed {
@@ -162,6 +183,100 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
         }
     }
     plan
+}
+
+/// A cluster's members are checked against each other up to this size; a bigger
+/// cluster relies on the kept page alone (its member pairs would be too many to score).
+pub const MEMBERS_CHECKED_UP_TO: usize = 64;
+
+/// What the judgements so far say of the cluster around a kept page.
+enum Gathered {
+    /// Pairs to judge first.
+    Needs(Vec<(usize, usize)>),
+    /// The members joining it and the rest, each in keep order.
+    Cluster {
+        joining: Vec<usize>,
+        rest: Vec<usize>,
+    },
+}
+
+/// The members of `others` (in keep order) that join the cluster of `kept`: judged
+/// its duplicates (sure, or unsure if no member left out holds them sure), and none
+/// judged apart from another ([`Judgement::apart`]): of two at odds, the one
+/// at odds with more members leaves. Two documents that are each a copy of a page
+/// holding both (the two halves of an article, both copied whole elsewhere) so
+/// stay apart.
+fn gather(
+    kept: usize,
+    others: &[usize],
+    judgement: &dyn Fn(usize, usize) -> Option<Judgement>,
+    rank_of: &HashMap<usize, usize>,
+) -> Gathered {
+    let unjudged = |pairs: Vec<(usize, usize)>| -> Option<Vec<(usize, usize)>> {
+        let missing: Vec<_> = pairs
+            .into_iter()
+            .filter(|&(a, b)| judgement(a, b).is_none())
+            .collect();
+        (!missing.is_empty()).then_some(missing)
+    };
+    if let Some(pairs) = unjudged(others.iter().map(|&m| (kept, m)).collect()) {
+        return Gathered::Needs(pairs);
+    }
+    let (sure, unsure, mut rest) = split_by_judgement(others, |m| judgement(kept, m));
+    let is = |a: usize, b: usize, decision: Decision| {
+        judgement(a, b).is_some_and(|j| j.decision == decision)
+    };
+    let (claimed, unsure): (Vec<usize>, Vec<usize>) = unsure
+        .into_iter()
+        .partition(|&m| rest.iter().any(|&r| is(m, r, Decision::Duplicate)));
+    rest.extend(claimed);
+    let candidates: Vec<usize> = sure.into_iter().chain(unsure).collect();
+    if candidates.len() <= MEMBERS_CHECKED_UP_TO {
+        let pairs = candidates
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &a)| candidates[i + 1..].iter().map(move |&b| (a, b)))
+            .collect();
+        if let Some(pairs) = unjudged(pairs) {
+            return Gathered::Needs(pairs);
+        }
+    }
+    let apart = |a: usize, b: usize| judgement(a, b).is_some_and(Judgement::apart);
+    let mut joining = candidates;
+    // The member at odds with most others leaves first (of equals, the later in
+    // keep order), until the members left all hold together.
+    loop {
+        let conflicts = |m: usize| joining.iter().filter(|&&o| o != m && apart(m, o)).count();
+        let worst = joining
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| (conflicts(m), rank_of[&m], i))
+            .max();
+        match worst {
+            Some((n, _, i)) if n > 0 => rest.push(joining.remove(i)),
+            _ => break,
+        }
+    }
+    joining.sort_by_key(|m| rank_of[m]);
+    rest.sort_by_key(|m| rank_of[m]);
+    Gathered::Cluster { joining, rest }
+}
+
+/// The members judged duplicate of the kept page, those joining it unsure, and the
+/// rest, each in the order given.
+fn split_by_judgement(
+    others: &[usize],
+    judgement: impl Fn(usize) -> Option<Judgement>,
+) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    let (mut sure, mut unsure, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    for &m in others {
+        match judgement(m) {
+            Some(j) if j.joins() && j.decision == Decision::Duplicate => sure.push(m),
+            Some(j) if j.joins() => unsure.push(m),
+            _ => rest.push(m),
+        }
+    }
+    (sure, unsure, rest)
 }
 
 /// The documents joined by pairs that join, as union-find makes them: singletons too.
@@ -317,6 +432,53 @@ mod tests {
             (placed[1].joined, placed[1].cluster == placed[0].cluster),
             ("unsure", true)
         );
+        assert_eq!(placed[2].joined, "alone");
+    }
+
+    #[test]
+    fn a_sure_duplicate_outweighs_an_unsure_join() {
+        // b is held unsure by a (kept first) but judged a sure duplicate of c.
+        let members = [member("a", "1"), member("b", "2"), member("c", "3")];
+        let mut judged = Judged::new();
+        says(&mut judged, "a", "b", Decision::Review, 0.7);
+        says(&mut judged, "a", "c", Decision::Distinct, 0.1);
+        says(&mut judged, "b", "c", Decision::Duplicate, 0.95);
+        let placed: Vec<Placed> = plan(&members, &judged)
+            .placed
+            .into_iter()
+            .map(Option::unwrap)
+            .collect();
+        assert_eq!(placed[0].joined, "alone");
+        assert_eq!(placed[1].cluster, placed[2].cluster);
+        assert_eq!((placed[1].keep, placed[2].joined), (true, "duplicate"));
+    }
+
+    #[test]
+    fn two_halves_copied_whole_elsewhere_stay_apart() {
+        // a holds b and c (pages 1 and 2 of one article), both judged its duplicates;
+        // d, a copy of b, sides with b; b and c have never been judged.
+        let members = [
+            member("a", "1"),
+            member("b", "2"),
+            member("c", "3"),
+            member("d", "4"),
+        ];
+        let mut judged = Judged::new();
+        says(&mut judged, "a", "b", Decision::Duplicate, 0.98);
+        says(&mut judged, "a", "c", Decision::Duplicate, 0.98);
+        says(&mut judged, "a", "d", Decision::Duplicate, 0.98);
+        says(&mut judged, "b", "d", Decision::Duplicate, 0.99);
+        let first = plan(&members, &judged);
+        assert_eq!(first.needed, [(1, 2), (2, 3)]);
+        says(&mut judged, "b", "c", Decision::Review, 0.1);
+        says(&mut judged, "c", "d", Decision::Distinct, 0.05);
+        let placed: Vec<Placed> = plan(&members, &judged)
+            .placed
+            .into_iter()
+            .map(Option::unwrap)
+            .collect();
+        let together = |i: usize, j: usize| placed[i].cluster == placed[j].cluster;
+        assert!(together(0, 1) && together(0, 3) && !together(0, 2));
         assert_eq!(placed[2].joined, "alone");
     }
 }
