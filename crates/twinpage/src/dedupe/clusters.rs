@@ -137,6 +137,14 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
         needed: Vec::new(),
     };
     for component in components(members, judged) {
+        // A small component is judged whole in one round rather than a cluster at a time.
+        if component.len() <= MEMBERS_CHECKED_UP_TO {
+            let unjudged = unjudged_pairs(&component, &judgement);
+            if !unjudged.is_empty() {
+                plan.needed.extend(unjudged);
+                continue;
+            }
+        }
         let facts: Vec<Facts> = component
             .iter()
             .map(|&i| members[i].facts.clone())
@@ -185,8 +193,10 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
     plan
 }
 
-/// A cluster's members are checked against each other up to this size; a bigger
-/// cluster relies on the kept page alone (its member pairs would be too many to score).
+/// A component up to this size is judged whole (each pair never judged is scored,
+/// in one round), and a cluster's members are checked against each other up to this
+/// size; a bigger cluster relies on the kept page alone (its member pairs would be
+/// too many to score).
 pub const MEMBERS_CHECKED_UP_TO: usize = 64;
 
 /// What the judgements so far say of the cluster around a kept page.
@@ -212,15 +222,13 @@ fn gather(
     judgement: &dyn Fn(usize, usize) -> Option<Judgement>,
     rank_of: &HashMap<usize, usize>,
 ) -> Gathered {
-    let unjudged = |pairs: Vec<(usize, usize)>| -> Option<Vec<(usize, usize)>> {
-        let missing: Vec<_> = pairs
-            .into_iter()
-            .filter(|&(a, b)| judgement(a, b).is_none())
-            .collect();
-        (!missing.is_empty()).then_some(missing)
-    };
-    if let Some(pairs) = unjudged(others.iter().map(|&m| (kept, m)).collect()) {
-        return Gathered::Needs(pairs);
+    let missing: Vec<_> = others
+        .iter()
+        .map(|&m| (kept, m))
+        .filter(|&(a, b)| judgement(a, b).is_none())
+        .collect();
+    if !missing.is_empty() {
+        return Gathered::Needs(missing);
     }
     let (sure, unsure, mut rest) = split_by_judgement(others, |m| judgement(kept, m));
     let is = |a: usize, b: usize, decision: Decision| {
@@ -232,13 +240,9 @@ fn gather(
     rest.extend(claimed);
     let candidates: Vec<usize> = sure.into_iter().chain(unsure).collect();
     if candidates.len() <= MEMBERS_CHECKED_UP_TO {
-        let pairs = candidates
-            .iter()
-            .enumerate()
-            .flat_map(|(i, &a)| candidates[i + 1..].iter().map(move |&b| (a, b)))
-            .collect();
-        if let Some(pairs) = unjudged(pairs) {
-            return Gathered::Needs(pairs);
+        let missing = unjudged_pairs(&candidates, judgement);
+        if !missing.is_empty() {
+            return Gathered::Needs(missing);
         }
     }
     let apart = |a: usize, b: usize| judgement(a, b).is_some_and(Judgement::apart);
@@ -260,6 +264,19 @@ fn gather(
     joining.sort_by_key(|m| rank_of[m]);
     rest.sort_by_key(|m| rank_of[m]);
     Gathered::Cluster { joining, rest }
+}
+
+/// The pairs of `documents` never judged.
+fn unjudged_pairs(
+    documents: &[usize],
+    judgement: &dyn Fn(usize, usize) -> Option<Judgement>,
+) -> Vec<(usize, usize)> {
+    documents
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &a)| documents[i + 1..].iter().map(move |&b| (a, b)))
+        .filter(|&(a, b)| judgement(a, b).is_none())
+        .collect()
 }
 
 /// The members judged duplicate of the kept page, those joining it unsure, and the

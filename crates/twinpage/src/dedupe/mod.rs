@@ -16,7 +16,7 @@ mod stages;
 
 pub use clusters::{Judgement, Placed, UNSURE_JOINS_FROM};
 pub use keep::Facts;
-pub use read::{canonical, ReadReport};
+pub use read::{canonical, read_into, replays, ReadReport, DOCS};
 pub use run::RunFolder;
 pub use stages::{
     dedupe, Invocation, Scorer, Summary, CANDIDATES, CLUSTERS, PAIRS, STAGE_OUTPUTS, SUMMARY, TIMES,
