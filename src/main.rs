@@ -1,7 +1,5 @@
 //! The `twinpage` command. Everything it does lives in the library; the
-//! commands in [`cli`] parse arguments, call it and print.
-
-mod cli;
+//! commands in `twinpage_cli::cli` parse arguments, call it and print.
 
 /// Parsing pages allocates many small nodes and strings on every core at once,
 /// where mimalloc's per-thread heaps beat the system allocator: 11 % less wall
@@ -10,5 +8,5 @@ mod cli;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    cli::run()
+    twinpage_cli::run()
 }

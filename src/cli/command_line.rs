@@ -57,7 +57,33 @@ pub fn run() -> ExitCode {
             .num_threads(n)
             .build_global();
     }
-    let result = match cli.command {
+    match dispatch(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("twinpage: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs one command from its arguments (`["score", "--pairs", …]`, without the
+/// program name) in this process, as the binary would: for a host program such as
+/// the Python package. A usage error is an error carrying clap's message; `--threads`
+/// runs the command in a pool of its own.
+pub fn run_args(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
+    let argv = std::iter::once("twinpage".to_string()).chain(args);
+    let cli = Cli::try_parse_from(argv).map_err(|e| anyhow::anyhow!("{}", e.render()))?;
+    match cli.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()?
+            .install(|| dispatch(cli.command)),
+        None => dispatch(cli.command),
+    }
+}
+
+fn dispatch(command: Command) -> anyhow::Result<()> {
+    match command {
         Command::Train(a) => train::run(a),
         Command::Score(a) => score::run(a),
         Command::Signals(a) => signals::run(a),
@@ -74,12 +100,5 @@ pub fn run() -> ExitCode {
         Command::Retrain(a) => retrain::run(a),
         Command::Idf(a) => idf::run(a),
         Command::Sketch(a) => sketch::run(a),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("twinpage: error: {e:#}");
-            ExitCode::FAILURE
-        }
     }
 }

@@ -24,4 +24,4 @@ mod signals;
 mod sketch;
 mod train;
 
-pub use command_line::run;
+pub use command_line::{run, run_args};

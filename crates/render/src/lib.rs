@@ -64,6 +64,7 @@ pub use cache::RenderCache;
 pub use document::read_document;
 pub use options::{RenderOptions, ServePolicy, CHROMIUM_BINARIES};
 pub use pack::{Pack, PACK_SUFFIX};
+pub use process::leave_interrupts_to_host;
 pub use rendered::{Rendered, StoredRender, RENDERER_VERSION};
 pub use renderer::Renderer;
 pub use replay::{Archive, Archived, Job, ReplayOf, Replays};

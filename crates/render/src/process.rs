@@ -191,12 +191,14 @@ fn live() -> MutexGuard<'static, Live> {
     lock(&LIVE)
 }
 
+/// Whether interrupts are handled: by twinpage's handler, or left to the host.
+static INTERRUPTS: OnceLock<()> = OnceLock::new();
+
 /// On SIGINT or SIGTERM: kill every browser, remove their profiles, exit 130.
 /// Installed once per process; if the program already has a handler, that one stays
 /// (and `Renderer`'s Drop still cleans up on the normal path).
 pub(crate) fn install_interrupt_handler() {
-    static INSTALLED: OnceLock<()> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
+    INTERRUPTS.get_or_init(|| {
         let _ = ctrlc::set_handler(|| {
             let live = live();
             for &group in &live.groups {
@@ -209,6 +211,13 @@ pub(crate) fn install_interrupt_handler() {
             std::process::exit(130);
         });
     });
+}
+
+/// Leaves SIGINT and SIGTERM to the program twinpage runs in (Python: an interrupt
+/// is `KeyboardInterrupt`, and a notebook's kernel must survive it); browsers are
+/// still cleaned up when a run ends, and killed with the process if it dies.
+pub fn leave_interrupts_to_host() {
+    INTERRUPTS.get_or_init(|| ());
 }
 
 // ---------------------------------------------------------------------------------
