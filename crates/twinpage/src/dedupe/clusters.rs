@@ -17,7 +17,7 @@
 //!    copied the whole article): of two at odds, the one at odds with more leaves;
 //! 3. the members left make the component's next cluster, around the best of them,
 //!    and so on. So every member of a cluster was judged against the page it keeps,
-//!    and (up to [`MEMBERS_CHECKED_UP_TO`] members) against the others.
+//!    and (up to [`MEMBERS_CHECKED_UP_TO`] distinct bodies) against the others.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -138,8 +138,9 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
     };
     for component in components(members, judged) {
         // A small component is judged whole in one round rather than a cluster at a time.
-        if component.len() <= MEMBERS_CHECKED_UP_TO {
-            let unjudged = unjudged_pairs(&component, &judgement);
+        let bodies = one_per_body(&component, members);
+        if bodies.len() <= MEMBERS_CHECKED_UP_TO {
+            let unjudged = unjudged_pairs(&bodies, &judgement);
             if !unjudged.is_empty() {
                 plan.needed.extend(unjudged);
                 continue;
@@ -159,7 +160,7 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
             .map(|(rank, &m)| (m, rank))
             .collect();
         while let Some((&kept, others)) = left.split_first() {
-            let (joining, rest) = match gather(kept, others, &judgement, &rank_of) {
+            let (joining, rest) = match gather(kept, others, members, &judgement, &rank_of) {
                 Gathered::Needs(pairs) => {
                     plan.needed.extend(pairs);
                     break;
@@ -193,10 +194,10 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
     plan
 }
 
-/// A component up to this size is judged whole (each pair never judged is scored,
-/// in one round), and a cluster's members are checked against each other up to this
-/// size; a bigger cluster relies on the kept page alone (its member pairs would be
-/// too many to score).
+/// A component of up to this many distinct bodies is judged whole (each pair never
+/// judged is scored, in one round), and a cluster's members are checked against
+/// each other up to this many; a bigger cluster relies on the kept page alone (its
+/// member pairs would be too many to score).
 pub const MEMBERS_CHECKED_UP_TO: usize = 64;
 
 /// What the judgements so far say of the cluster around a kept page.
@@ -219,12 +220,13 @@ enum Gathered {
 fn gather(
     kept: usize,
     others: &[usize],
+    members: &[Member],
     judgement: &dyn Fn(usize, usize) -> Option<Judgement>,
     rank_of: &HashMap<usize, usize>,
 ) -> Gathered {
-    let missing: Vec<_> = others
-        .iter()
-        .map(|&m| (kept, m))
+    let missing: Vec<_> = one_per_body(others, members)
+        .into_iter()
+        .map(|m| (kept, m))
         .filter(|&(a, b)| judgement(a, b).is_none())
         .collect();
     if !missing.is_empty() {
@@ -239,8 +241,9 @@ fn gather(
         .partition(|&m| rest.iter().any(|&r| is(m, r, Decision::Duplicate)));
     rest.extend(claimed);
     let candidates: Vec<usize> = sure.into_iter().chain(unsure).collect();
-    if candidates.len() <= MEMBERS_CHECKED_UP_TO {
-        let missing = unjudged_pairs(&candidates, judgement);
+    let bodies = one_per_body(&candidates, members);
+    if bodies.len() <= MEMBERS_CHECKED_UP_TO {
+        let missing = unjudged_pairs(&bodies, judgement);
         if !missing.is_empty() {
             return Gathered::Needs(missing);
         }
@@ -264,6 +267,16 @@ fn gather(
     joining.sort_by_key(|m| rank_of[m]);
     rest.sort_by_key(|m| rank_of[m]);
     Gathered::Cluster { joining, rest }
+}
+
+/// The first of `documents` with each body: copies of the same bytes are judged once.
+fn one_per_body(documents: &[usize], members: &[Member]) -> Vec<usize> {
+    let mut seen = std::collections::HashSet::new();
+    documents
+        .iter()
+        .copied()
+        .filter(|&d| seen.insert(members[d].html.as_str()))
+        .collect()
 }
 
 /// The pairs of `documents` never judged.
