@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Executes every notebook top to bottom against the release binary, in a virtual
-# environment with the pinned stack of notebooks/requirements.txt; a notebook that
-# raises fails the run. Executed copies go to target/notebooks-run; with --update
-# the notebooks themselves are rewritten with their new outputs (to commit).
+# Executes every notebook top to bottom with the twinpage Python package (built from
+# this clone), in a virtual environment with the pinned stack of
+# notebooks/requirements.txt; a notebook that raises fails the run. Executed copies go
+# to target/notebooks-run; with --update the notebooks themselves are rewritten with
+# their new outputs (to commit).
 #
 #     scripts/run-notebooks.sh [--update]
 set -euo pipefail
@@ -13,6 +14,9 @@ if [ ! -x "$venv/bin/jupyter" ]; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r notebooks/requirements.txt
 fi
 [ -x target/release/twinpage ] || cargo build --release
+# The notebooks call the Python package, built from this clone (maturin; fast once
+# target/release holds the workspace's crates).
+"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./python
 # Notebooks run from their own folder (their paths are relative to it).
 if [ "${1:-}" = "--update" ]; then
     where=(--inplace)

@@ -209,3 +209,18 @@ def test_the_readme_example_scores_the_shipped_examples():
     labelled = scored[scored["label"].notna()]
     agree = (labelled["decision"] == labelled["label"].map({1: "duplicate", 0: "distinct"})).mean()
     assert agree > 0.6
+
+
+def test_explain_prints_the_pairs_path_through_the_trees():
+    pair = web_pairs(1).to_dict("records")[0]
+    text = twinpage.Model.load(FETCHED_ONLY).explain(pair, render=False)
+    theirs = cli("explain", "--pairs", WEB / "test.csv", "--row", "1", "--model", FETCHED_ONLY, "--no-render").stdout
+    assert text.strip() and text.splitlines()[1:] == theirs.splitlines()[1:]
+
+
+def test_run_captures_what_a_command_prints():
+    printed = twinpage.run("evaluate", "--pairs", WEB / "test.csv", "--model", FETCHED_ONLY, "--no-render", "--json", capture=True)
+    report = json.loads(printed)
+    assert report and isinstance(report, dict)
+    with pytest.raises(twinpage.Error, match="unexpected argument"):
+        twinpage.run("score", "--no-such-option")

@@ -74,16 +74,24 @@ def _error(message: str) -> Error:
     return Error(message)
 
 
-def run(*args: Union[str, os.PathLike], tables: Optional[dict] = None) -> None:
+def run(
+    *args: Union[str, os.PathLike], capture: bool = False, tables: Optional[dict] = None
+) -> Optional[str]:
     """Runs ``twinpage ARGS...`` in this process, as the command line would.
 
-    ``twinpage.run("score", "--pairs", "pairs.csv", "--out", "scored.csv")``.
+    ``twinpage.run("score", "--pairs", "pairs.csv", "--out", "scored.csv")``;
+    ``twinpage.run("evaluate", "--pairs", "test.csv", "--json", capture=True)`` returns
+    what the command printed on standard output instead of letting it through.
     Raises :class:`Error` (or a subclass) with the command's message on failure;
     ``tables`` maps the temporary CSV files written for the caller's tables to their
     names, so a message says ``pairs row 3`` rather than a temporary path and line.
     """
+    argv = [os.fspath(a) for a in args]
     try:
-        _native.run([os.fspath(a) for a in args])
+        if not capture:
+            _native.run(argv)
+            return None
+        return _captured(argv)
     except _native.CommandError as e:
         message = str(e)
         for path, name in (tables or {}).items():
@@ -91,6 +99,24 @@ def run(*args: Union[str, os.PathLike], tables: Optional[dict] = None) -> None:
             message = re.sub(path + r":(\d+)", lambda m: f"{name} row {int(m.group(1)) - 2}", message)
             message = re.sub(path, name, message)
         raise _error(message) from None
+
+
+def _captured(argv: list) -> str:
+    """Runs a command with file descriptor 1 sent to a temporary file: the command
+    writes there from Rust, below Python's sys.stdout."""
+    import sys
+
+    sys.stdout.flush()
+    with tempfile.TemporaryFile() as out:
+        saved = os.dup(1)
+        os.dup2(out.fileno(), 1)
+        try:
+            _native.run(argv)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        out.seek(0)
+        return out.read().decode("utf-8", errors="replace")
 
 
 # ----------------------------------------------------------------------------
@@ -270,6 +296,31 @@ class Model:
         for column in SCORE_COLUMNS:
             result[column] = out[column].to_numpy()
         return _from_pandas(result, arrow)
+
+
+    def explain(self, pair: Any, render: bool = True) -> str:
+        """The path of one pair through the model's trees, as ``twinpage explain``
+        prints it: each signal's value, the threshold it met, the leaf's counts.
+
+        pair: a dict (or a one-row table) with ``url_a``, ``url_b``, ``html_a``, ``html_b``.
+        render: use the rendered bodies (a model trained on them needs them).
+        """
+        if isinstance(pair, dict):
+            pair = [pair]
+        frame, _ = _to_pandas(pair, "pair")
+        _require(frame, PAIR_COLUMNS, "pair")
+        if len(frame) != 1:
+            raise InputError(f"pair: one pair is explained at a time, not {len(frame)}")
+        with tempfile.TemporaryDirectory(prefix="twinpage-") as tmp:
+            folder = Path(tmp)
+            asked = folder / "pair.csv"
+            _write_table(frame, asked, _Documents(folder), ("html_a", "html_b"))
+            args = ["explain", "--pairs", asked, "--row", "1"]
+            if self.path:
+                args += ["--model", self.path]
+            if not render:
+                args.append("--no-render")
+            return run(*args, capture=True, tables={asked: "pair"})
 
 
 def signals(

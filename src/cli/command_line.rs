@@ -73,13 +73,16 @@ pub fn run() -> ExitCode {
 pub fn run_args(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
     let argv = std::iter::once("twinpage".to_string()).chain(args);
     let cli = Cli::try_parse_from(argv).map_err(|e| anyhow::anyhow!("{}", e.render()))?;
-    match cli.threads {
+    let result = match cli.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()?
             .install(|| dispatch(cli.command)),
         None => dispatch(cli.command),
-    }
+    };
+    // The host may read what the command printed as soon as it returns.
+    std::io::Write::flush(&mut std::io::stdout())?;
+    result
 }
 
 fn dispatch(command: Command) -> anyhow::Result<()> {
