@@ -8,6 +8,11 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
+/// The binary's allocator, for the binary's speed: parsing pages allocates many small
+/// nodes on every core at once (Python's own objects keep Python's allocator).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 create_exception!(
     _native,
     CommandError,

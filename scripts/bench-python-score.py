@@ -1,6 +1,6 @@
 """Scoring through the Python package against the command line, on the same pairs.
 
-    target/python-venv/bin/python python/bench_score.py [PAIRS.csv] [RUNS]
+    target/python-venv/bin/python scripts/bench-python-score.py [PAIRS.csv] [RUNS]
 
 Default: training-data/web/train.csv (stored renders, so no browser starts), 3 runs
 of each, alternated. Prints each run's seconds, the medians, Python's speed as a share
