@@ -224,3 +224,21 @@ def test_run_captures_what_a_command_prints():
     assert report and isinstance(report, dict)
     with pytest.raises(twinpage.Error, match="unexpected argument"):
         twinpage.run("score", "--no-such-option")
+
+
+def test_progress_lines_reach_a_callback_and_the_error_still_raises(capsys):
+    before = os.fstat(2)
+    lines = []
+    twinpage.Model.load().score(web_pairs(20), progress=lines.append)
+    assert any("--render auto" in line for line in lines), lines
+    seen = []
+    with pytest.raises(FileNotFoundError):
+        twinpage.Model.load(FETCHED_ONLY).score(
+            [{"url_a": "a", "url_b": "b", "html_a": "/no/such.html", "html_b": "<p>x</p>"}],
+            render="never", progress=seen.append)
+    # standard error is the process's own again
+    after = os.fstat(2)
+    assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+    # True: the lines go to sys.stderr, where a notebook shows them
+    twinpage.Model.load().score(web_pairs(5), progress=True)
+    assert "--render auto" in capsys.readouterr().err

@@ -18,12 +18,13 @@ message is the command line's (it names the file and line).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from . import _native
 
@@ -74,24 +75,35 @@ def _error(message: str) -> Error:
     return Error(message)
 
 
+Progress = Union[bool, Callable[[str], Any], None]
+
+
 def run(
-    *args: Union[str, os.PathLike], capture: bool = False, tables: Optional[dict] = None
+    *args: Union[str, os.PathLike],
+    capture: bool = False,
+    progress: Progress = None,
+    tables: Optional[dict] = None,
 ) -> Optional[str]:
     """Runs ``twinpage ARGS...`` in this process, as the command line would.
 
     ``twinpage.run("score", "--pairs", "pairs.csv", "--out", "scored.csv")``;
     ``twinpage.run("evaluate", "--pairs", "test.csv", "--json", capture=True)`` returns
     what the command printed on standard output instead of letting it through.
+    ``progress``: a callable gets each line the command writes on standard error (its
+    stages, counts and, every 15 s of a long stage, how far it is); True sends them to
+    ``sys.stderr`` (where a notebook shows them); None leaves them on the process's
+    standard error.
     Raises :class:`Error` (or a subclass) with the command's message on failure;
     ``tables`` maps the temporary CSV files written for the caller's tables to their
     names, so a message says ``pairs row 3`` rather than a temporary path and line.
     """
     argv = [os.fspath(a) for a in args]
     try:
-        if not capture:
-            _native.run(argv)
-            return None
-        return _captured(argv)
+        with _stderr_lines_to(progress):
+            if not capture:
+                _native.run(argv)
+                return None
+            return _captured(argv)
     except _native.CommandError as e:
         message = str(e)
         for path, name in (tables or {}).items():
@@ -99,6 +111,51 @@ def run(
             message = re.sub(path + r":(\d+)", lambda m: f"{name} row {int(m.group(1)) - 2}", message)
             message = re.sub(path, name, message)
         raise _error(message) from None
+
+
+@contextlib.contextmanager
+def _stderr_lines_to(progress: Progress):
+    """While a command runs, file descriptor 2 goes through a pipe whose lines a
+    thread hands to ``progress``."""
+    if progress is None or progress is False:
+        yield
+        return
+    import sys
+    import threading
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    if callable(progress):
+        sink = progress
+    else:
+        plain = _writes_to_fd(sys.stderr, 2)
+        sink = (lambda line: os.write(saved, (line + "\n").encode())) if plain else (
+            lambda line: print(line, file=sys.stderr, flush=True))
+    read, write = os.pipe()
+
+    def forward():
+        with os.fdopen(read, "rb") as lines:
+            for line in lines:
+                sink(line.decode("utf-8", errors="replace").rstrip("\n"))
+
+    reader = threading.Thread(target=forward, name="twinpage-progress", daemon=True)
+    reader.start()
+    os.dup2(write, 2)
+    os.close(write)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        # Browsers started by the command held the pipe too; they are gone by now.
+        reader.join(timeout=5)
+
+
+def _writes_to_fd(stream: Any, fd: int) -> bool:
+    try:
+        return stream.fileno() == fd
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _captured(argv: list) -> str:
@@ -265,6 +322,7 @@ class Model:
         fetched_model: Optional[Union["Model", str, os.PathLike]] = None,
         cache: Optional[Union[str, os.PathLike]] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
     ):
         """Scores every pair: the input columns plus ``p_duplicate``, ``p_spread``,
         ``confidence``, ``decision`` and ``decided_by``, as ``twinpage score`` writes them.
@@ -276,6 +334,7 @@ class Model:
             document; ``never`` needs a fetched-only model.
         fetched_model: the first stage of ``auto`` (default: the shipped fetched-only model).
         cache: the render cache folder (default: the command line's).
+        progress: a callable given each progress line, or True for ``sys.stderr``.
         """
         frame, arrow = _to_pandas(pairs, "pairs")
         _require(frame, PAIR_COLUMNS, "pairs")
@@ -290,7 +349,7 @@ class Model:
                 path = fetched_model.path if isinstance(fetched_model, Model) else fetched_model
                 if path is not None:
                     args += ["--fetched-model", os.path.abspath(os.fspath(path))]
-            run(*args, *_threads(threads), tables={asked: "pairs"})
+            run(*args, *_threads(threads), progress=progress, tables={asked: "pairs"})
             out = _read_csv(scored)
         result = frame.reset_index(drop=True).copy()
         for column in SCORE_COLUMNS:
@@ -328,6 +387,7 @@ def signals(
     render: bool = False,
     cache: Optional[Union[str, os.PathLike]] = None,
     threads: Optional[int] = None,
+    progress: Progress = None,
 ):
     """Each pair's signal vector, one column per signal (``twinpage signals``).
 
@@ -345,7 +405,7 @@ def signals(
             args.append("--no-render")
         elif cache is not None:
             args += ["--cache", os.fspath(cache)]
-        run(*args, tables={asked: "pairs"})
+        run(*args, progress=progress, tables={asked: "pairs"})
         return _from_pandas(_read_csv(out), arrow)
 
 
@@ -355,6 +415,7 @@ def candidates(
     threshold: Optional[float] = None,
     text: str = "core",
     threads: Optional[int] = None,
+    progress: Progress = None,
 ):
     """Candidate pairs of a corpus (``twinpage candidates``): pairs likely to be
     duplicates, found without comparing every pair.
@@ -375,7 +436,7 @@ def candidates(
         args = ["candidates", "--docs", listing, "--out", out, "--method", method, "--text", text]
         if threshold is not None:
             args += ["--threshold", str(threshold)]
-        run(*args, *_threads(threads), tables={listing: "docs"})
+        run(*args, *_threads(threads), progress=progress, tables={listing: "docs"})
         pairs = _read_csv(out)
     # Inline HTML comes back as it was given, not as the temporary file's path.
     given = {path: html for html, path in documents.written.items()}
@@ -389,6 +450,7 @@ def train(
     out: Union[str, os.PathLike],
     render: bool = True,
     threads: Optional[int] = None,
+    progress: Progress = None,
     **params: Any,
 ) -> Model:
     """Trains a model on labelled pairs (a ``label`` column, 1 duplicate / 0 distinct)
@@ -415,7 +477,7 @@ def train(
                 args.append(flag)
             elif value is not False and value is not None:
                 args += [flag, str(value)]
-        run(*args, tables={asked: "pairs"})
+        run(*args, progress=progress, tables={asked: "pairs"})
     return Model(out)
 
 
@@ -426,6 +488,7 @@ def dedupe(
     model: Optional[Union[Model, str, os.PathLike]] = None,
     review_db: Optional[Union[str, os.PathLike]] = None,
     threads: Optional[int] = None,
+    progress: Progress = None,
 ):
     """From a crawl to its duplicates (``twinpage dedupe``): reads WARC, WACZ, JSONL,
     a docs.csv or a folder; finds, scores and clusters the copies; picks the page to
@@ -442,5 +505,5 @@ def dedupe(
         args += ["--model", model.path if isinstance(model, Model) else os.fspath(model)]
     if review_db is not None:
         args += ["--review-db", os.fspath(review_db)]
-    run(*args, *_threads(threads))
+    run(*args, *_threads(threads), progress=progress)
     return _read_csv(Path(out) / "clusters.csv")
