@@ -242,3 +242,10 @@ def test_progress_lines_reach_a_callback_and_the_error_still_raises(capsys):
     # True: the lines go to sys.stderr, where a notebook shows them
     twinpage.Model.load().score(web_pairs(5), progress=True)
     assert "--render auto" in capsys.readouterr().err
+
+
+def test_help_says_what_the_command_lines_help_says():
+    assert "--fetched-model" in twinpage.Model.score.__doc__
+    assert "--threshold" in twinpage.candidates.__doc__
+    printed = twinpage.run("score", "--help", capture=True)
+    assert printed == cli("score", "--help").stdout

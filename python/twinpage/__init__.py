@@ -507,3 +507,33 @@ def dedupe(
         args += ["--review-db", os.fspath(review_db)]
     run(*args, *_threads(threads), progress=progress)
     return _read_csv(Path(out) / "clusters.csv")
+
+
+def _cli_help(command: str) -> str:
+    """``twinpage COMMAND --help``, for the docstrings."""
+    try:
+        return run(command, "--help", capture=True) or ""
+    except Exception:  # a host without a usable fd 1: docstrings go without it
+        return ""
+
+
+def _add_cli_help() -> None:
+    """Each function's docstring ends with its command's ``--help``, so ``help()``
+    says what the command line says."""
+    for function, command in (
+        (Model.score, "score"),
+        (Model.explain, "explain"),
+        (signals, "signals"),
+        (candidates, "candidates"),
+        (train, "train"),
+        (dedupe, "dedupe"),
+    ):
+        text = _cli_help(command)
+        if text:
+            function.__doc__ = (function.__doc__ or "") + (
+                f"\n\n    The command line's `twinpage {command} --help`:\n\n"
+                + "\n".join("        " + line for line in text.splitlines())
+            )
+
+
+_add_cli_help()

@@ -72,7 +72,16 @@ pub fn run() -> ExitCode {
 /// runs the command in a pool of its own.
 pub fn run_args(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
     let argv = std::iter::once("twinpage".to_string()).chain(args);
-    let cli = Cli::try_parse_from(argv).map_err(|e| anyhow::anyhow!("{}", e.render()))?;
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        // `--help` and `--version` print, as the binary does, and succeed.
+        Err(e) if !e.use_stderr() => {
+            print!("{}", e.render());
+            std::io::Write::flush(&mut std::io::stdout())?;
+            return Ok(());
+        }
+        Err(e) => anyhow::bail!("{}", e.render()),
+    };
     let result = match cli.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
