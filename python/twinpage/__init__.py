@@ -43,6 +43,7 @@ __all__ = [
 __version__ = _native.__version__
 
 PAIR_COLUMNS = ("url_a", "url_b", "html_a", "html_b")
+PAIR_HTML = ("html_a", "html_b")
 SCORE_COLUMNS = ("p_duplicate", "p_spread", "confidence", "decision", "decided_by")
 RENDER_CHOICES = ("auto", "always", "never")
 
@@ -245,6 +246,18 @@ def _write_table(frame, path: Path, documents: _Documents, html_columns: Sequenc
     out.to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL)
 
 
+@contextlib.contextmanager
+def _table_file(frame, name: str, html_columns: Sequence[str] = PAIR_HTML):
+    """The frame written as the command line's CSV file ``name`` in a temporary
+    folder, inline HTML as files beside it; yields the file's path and the
+    documents written. The folder goes when the block ends."""
+    with tempfile.TemporaryDirectory(prefix="twinpage-") as tmp:
+        documents = _Documents(Path(tmp))
+        path = Path(tmp) / name
+        _write_table(frame, path, documents, html_columns)
+        yield path, documents
+
+
 def _require(frame, columns: Iterable[str], name: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
@@ -338,10 +351,8 @@ class Model:
         """
         frame, arrow = _to_pandas(pairs, "pairs")
         _require(frame, PAIR_COLUMNS, "pairs")
-        with tempfile.TemporaryDirectory(prefix="twinpage-") as tmp:
-            folder = Path(tmp)
-            asked, scored = folder / "pairs.csv", folder / "scored.csv"
-            _write_table(frame, asked, _Documents(folder), ("html_a", "html_b"))
+        with _table_file(frame, "pairs.csv") as (asked, _):
+            scored = asked.with_name("scored.csv")
             args = ["score", "--pairs", asked, "--out", scored, *_render_args(render, cache)]
             if self.path:
                 args += ["--model", self.path]
@@ -356,7 +367,6 @@ class Model:
             result[column] = out[column].to_numpy()
         return _from_pandas(result, arrow)
 
-
     def explain(self, pair: Any, render: bool = True) -> str:
         """The path of one pair through the model's trees, as ``twinpage explain``
         prints it: each signal's value, the threshold it met, the leaf's counts.
@@ -370,10 +380,7 @@ class Model:
         _require(frame, PAIR_COLUMNS, "pair")
         if len(frame) != 1:
             raise InputError(f"pair: one pair is explained at a time, not {len(frame)}")
-        with tempfile.TemporaryDirectory(prefix="twinpage-") as tmp:
-            folder = Path(tmp)
-            asked = folder / "pair.csv"
-            _write_table(frame, asked, _Documents(folder), ("html_a", "html_b"))
+        with _table_file(frame, "pair.csv") as (asked, _):
             args = ["explain", "--pairs", asked, "--row", "1"]
             if self.path:
                 args += ["--model", self.path]
@@ -396,10 +403,8 @@ def signals(
     """
     frame, arrow = _to_pandas(pairs, "pairs")
     _require(frame, PAIR_COLUMNS, "pairs")
-    with tempfile.TemporaryDirectory(prefix="twinpage-") as tmp:
-        folder = Path(tmp)
-        asked, out = folder / "pairs.csv", folder / "signals.csv"
-        _write_table(frame, asked, _Documents(folder), ("html_a", "html_b"))
+    with _table_file(frame, "pairs.csv") as (asked, _):
+        out = asked.with_name("signals.csv")
         args = ["signals", "--pairs", asked, "--out", out, *_threads(threads)]
         if not render:
             args.append("--no-render")
@@ -428,11 +433,8 @@ def candidates(
     """
     frame, arrow = _to_pandas(docs, "docs")
     _require(frame, ("url", "html"), "docs")
-    with tempfile.TemporaryDirectory(prefix="twinpage-") as tmp:
-        folder = Path(tmp)
-        listing, out = folder / "docs.csv", folder / "candidates.csv"
-        documents = _Documents(folder)
-        _write_table(frame, listing, documents, ("html",))
+    with _table_file(frame, "docs.csv", ("html",)) as (listing, documents):
+        out = listing.with_name("candidates.csv")
         args = ["candidates", "--docs", listing, "--out", out, "--method", method, "--text", text]
         if threshold is not None:
             args += ["--threshold", str(threshold)]
@@ -464,10 +466,7 @@ def train(
     frame, _ = _to_pandas(pairs, "pairs")
     _require(frame, (*PAIR_COLUMNS, "label"), "pairs")
     out = os.path.abspath(os.fspath(out))
-    with tempfile.TemporaryDirectory(prefix="twinpage-") as tmp:
-        folder = Path(tmp)
-        asked = folder / "pairs.csv"
-        _write_table(frame, asked, _Documents(folder), ("html_a", "html_b"))
+    with _table_file(frame, "pairs.csv") as (asked, _):
         args = ["train", "--pairs", asked, "--out", out, *_threads(threads)]
         if not render:
             args.append("--no-render")

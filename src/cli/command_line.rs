@@ -72,22 +72,20 @@ pub fn run() -> ExitCode {
 /// runs the command in a pool of its own.
 pub fn run_args(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
     let argv = std::iter::once("twinpage".to_string()).chain(args);
-    let cli = match Cli::try_parse_from(argv) {
-        Ok(cli) => cli,
+    let result = match Cli::try_parse_from(argv) {
+        Ok(cli) => match cli.threads {
+            Some(n) => rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()?
+                .install(|| dispatch(cli.command)),
+            None => dispatch(cli.command),
+        },
         // `--help` and `--version` print, as the binary does, and succeed.
         Err(e) if !e.use_stderr() => {
             print!("{}", e.render());
-            std::io::Write::flush(&mut std::io::stdout())?;
-            return Ok(());
+            Ok(())
         }
-        Err(e) => anyhow::bail!("{}", e.render()),
-    };
-    let result = match cli.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()?
-            .install(|| dispatch(cli.command)),
-        None => dispatch(cli.command),
+        Err(e) => Err(anyhow::anyhow!("{}", e.render())),
     };
     // The host may read what the command printed as soon as it returns.
     std::io::Write::flush(&mut std::io::stdout())?;

@@ -66,18 +66,15 @@ impl Lines {
     /// Writes a line when the last one is [`LINE_EVERY`] old; one thread wins.
     fn maybe_write(&self, done: u64, total: u64) {
         let now = self.started.elapsed();
+        let now_ms = now.as_millis() as u64;
         let last = self.last.load(Ordering::Relaxed);
-        if now.as_millis() as u64 - last < LINE_EVERY.as_millis() as u64 {
+        // Another thread may have claimed a later instant than this one's `now`.
+        if now_ms.saturating_sub(last) < LINE_EVERY.as_millis() as u64 {
             return;
         }
         let claimed = self
             .last
-            .compare_exchange(
-                last,
-                now.as_millis() as u64,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            )
+            .compare_exchange(last, now_ms, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok();
         if claimed {
             let rate = done as f64 / now.as_secs_f64().max(1e-9);

@@ -19,7 +19,7 @@
 //!    and so on. So every member of a cluster was judged against the page it keeps,
 //!    and (up to [`MEMBERS_CHECKED_UP_TO`] distinct bodies) against the others.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::{bail, Result};
@@ -57,9 +57,7 @@ impl Judgement {
             Decision::Distinct => false,
         }
     }
-}
 
-impl Judgement {
     /// Whether the pair keeps two members of a cluster apart: decided distinct, or
     /// left to review with p below [`APART_BELOW`].
     fn apart(self) -> bool {
@@ -233,25 +231,37 @@ fn gather(
         return Gathered::Needs(missing);
     }
     let (sure, unsure, mut rest) = split_by_judgement(others, |m| judgement(kept, m));
-    let is = |a: usize, b: usize, decision: Decision| {
-        judgement(a, b).is_some_and(|j| j.decision == decision)
-    };
+    let sure_of =
+        |a: usize, b: usize| judgement(a, b).is_some_and(|j| j.decision == Decision::Duplicate);
     let (claimed, unsure): (Vec<usize>, Vec<usize>) = unsure
         .into_iter()
-        .partition(|&m| rest.iter().any(|&r| is(m, r, Decision::Duplicate)));
+        .partition(|&m| rest.iter().any(|&r| sure_of(m, r)));
     rest.extend(claimed);
-    let candidates: Vec<usize> = sure.into_iter().chain(unsure).collect();
-    let bodies = one_per_body(&candidates, members);
+    let mut joining: Vec<usize> = sure.into_iter().chain(unsure).collect();
+    let bodies = one_per_body(&joining, members);
     if bodies.len() <= MEMBERS_CHECKED_UP_TO {
         let missing = unjudged_pairs(&bodies, judgement);
         if !missing.is_empty() {
             return Gathered::Needs(missing);
         }
+        drop_members_at_odds(&mut joining, &mut rest, judgement, rank_of);
     }
+    joining.sort_by_key(|m| rank_of[m]);
+    rest.sort_by_key(|m| rank_of[m]);
+    Gathered::Cluster { joining, rest }
+}
+
+/// Moves members of `joining` judged apart from others to `rest`: the member at odds
+/// with most others leaves first (of equals, the later in keep order), until the
+/// members left all hold together. Only for clusters whose member pairs were all
+/// judged (quadratic in the members).
+fn drop_members_at_odds(
+    joining: &mut Vec<usize>,
+    rest: &mut Vec<usize>,
+    judgement: &dyn Fn(usize, usize) -> Option<Judgement>,
+    rank_of: &HashMap<usize, usize>,
+) {
     let apart = |a: usize, b: usize| judgement(a, b).is_some_and(Judgement::apart);
-    let mut joining = candidates;
-    // The member at odds with most others leaves first (of equals, the later in
-    // keep order), until the members left all hold together.
     loop {
         let conflicts = |m: usize| joining.iter().filter(|&&o| o != m && apart(m, o)).count();
         let worst = joining
@@ -264,14 +274,11 @@ fn gather(
             _ => break,
         }
     }
-    joining.sort_by_key(|m| rank_of[m]);
-    rest.sort_by_key(|m| rank_of[m]);
-    Gathered::Cluster { joining, rest }
 }
 
 /// The first of `documents` with each body: copies of the same bytes are judged once.
 fn one_per_body(documents: &[usize], members: &[Member]) -> Vec<usize> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     documents
         .iter()
         .copied()
@@ -388,6 +395,14 @@ mod tests {
         }
     }
 
+    fn placed(members: &[Member], judged: &Judged) -> Vec<Placed> {
+        plan(members, judged)
+            .placed
+            .into_iter()
+            .map(Option::unwrap)
+            .collect()
+    }
+
     fn says(judged: &mut Judged, a: &str, b: &str, decision: Decision, p: f64) {
         judged.insert(
             key(&format!("{a}.html"), &format!("{b}.html")),
@@ -453,11 +468,7 @@ mod tests {
         let mut judged = Judged::new();
         says(&mut judged, "a", "b", Decision::Review, 0.7);
         says(&mut judged, "a", "c", Decision::Review, 0.3);
-        let placed: Vec<Placed> = plan(&members, &judged)
-            .placed
-            .into_iter()
-            .map(Option::unwrap)
-            .collect();
+        let placed = placed(&members, &judged);
         assert_eq!(
             (placed[1].joined, placed[1].cluster == placed[0].cluster),
             ("unsure", true)
@@ -473,11 +484,7 @@ mod tests {
         says(&mut judged, "a", "b", Decision::Review, 0.7);
         says(&mut judged, "a", "c", Decision::Distinct, 0.1);
         says(&mut judged, "b", "c", Decision::Duplicate, 0.95);
-        let placed: Vec<Placed> = plan(&members, &judged)
-            .placed
-            .into_iter()
-            .map(Option::unwrap)
-            .collect();
+        let placed = placed(&members, &judged);
         assert_eq!(placed[0].joined, "alone");
         assert_eq!(placed[1].cluster, placed[2].cluster);
         assert_eq!((placed[1].keep, placed[2].joined), (true, "duplicate"));
@@ -502,11 +509,7 @@ mod tests {
         assert_eq!(first.needed, [(1, 2), (2, 3)]);
         says(&mut judged, "b", "c", Decision::Review, 0.1);
         says(&mut judged, "c", "d", Decision::Distinct, 0.05);
-        let placed: Vec<Placed> = plan(&members, &judged)
-            .placed
-            .into_iter()
-            .map(Option::unwrap)
-            .collect();
+        let placed = placed(&members, &judged);
         let together = |i: usize, j: usize| placed[i].cluster == placed[j].cluster;
         assert!(together(0, 1) && together(0, 3) && !together(0, 2));
         assert_eq!(placed[2].joined, "alone");
