@@ -1283,3 +1283,116 @@ fn walk_files(dir: &Path) -> Vec<PathBuf> {
     }
     files
 }
+
+/// A page whose script builds a DOM of 72 MB (hidden: laying out 72 MB of text
+/// takes longer than a render may): its stored render was written whole and could
+/// not be read back (over the 64 MiB a stored render may hold), and `score` quietly
+/// fell back to the fetched body. Rendered bodies are now cut at 4 MB, as fetched
+/// bodies are, and the store reads back.
+#[test]
+fn a_huge_render_is_stored_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let huge = "<!doctype html><html><head><title>big</title></head><body><p>start</p>\
+        <div id=h style='display:none'></div><script>document.getElementById('h') \
+        .textContent = 'lorem ipsum '.repeat(6000000);</script></body></html>";
+    fs::write(d.join("huge.html"), huge).unwrap();
+    fs::write(d.join("small.html"), page("Bridge", "Sport", ARTICLE)).unwrap();
+    let pairs = d.join("pairs.csv");
+    fs::write(
+        &pairs,
+        "url_a,url_b,html_a,html_b\nhttps://x.example/a,https://x.example/b,huge.html,small.html\n",
+    )
+    .unwrap();
+    let stored = d.join("renders");
+    let with_renders = d.join("pairs-rendered.csv");
+    stdout_of(
+        twinpage()
+            .args(["render", "--tabs", "1", "--pairs"])
+            .arg(&pairs)
+            .args(["--cache"])
+            .arg(d.join("cache"))
+            .arg("--store")
+            .arg(&stored)
+            .arg("--out")
+            .arg(&with_renders),
+    );
+    let (headers, rows) = read_csv(&with_renders);
+    let column = headers.iter().position(|h| h == "rendered_a").unwrap();
+    let file = fs::File::open(d.join(&rows[0][column])).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_reader(flate2::read::GzDecoder::new(file)).expect("a readable render");
+    let body = json["synthetic_body"].as_str().expect("a rendered body");
+    assert!(body.starts_with("<!DOCTYPE html><html><head><title>big</title>"));
+    assert!(
+        (4_000_000..=4 << 20).contains(&body.len()),
+        "{}",
+        body.len()
+    );
+    assert_eq!(json["visible_text"].as_str(), Some("start"));
+    // Scoring from the store needs no browser and says nothing of a fallback.
+    let out = d.join("scored.csv");
+    let run = score(&with_renders, &out, &["--render", "always"])
+        .env("TWINPAGE_CHROMIUM", d.join("no-chromium-here"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{said}");
+    assert!(!said.contains("huge") && !said.contains("render"), "{said}");
+}
+
+/// A reader that stops early (`| head -1`) ends a command quietly: it panicked with
+/// "failed printing to stdout: Broken pipe" and exit 101.
+#[test]
+fn a_closed_stdout_ends_commands_quietly() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pairs.csv");
+    let pairs = examples.display().to_string();
+    let commands = [
+        vec!["explain", "--pairs", &pairs, "--row", "1"],
+        vec!["baseline", "--method", "all", "--pairs", &pairs],
+        vec!["evaluate", "--json", "--pairs", &pairs],
+    ];
+    for args in commands {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("twinpage"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before the command writes anything.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {said}");
+        assert!(
+            !said.contains("panicked") && !said.contains("Broken pipe"),
+            "{args:?}: {said}"
+        );
+    }
+}
+
+/// Renders that cannot be written to the cache (a full disk; here every shard of
+/// the cache is taken by a file) are said, and `render`, whose job is to fill the
+/// cache, fails: it said "2 rendered now" and exited 0.
+#[test]
+fn render_says_when_its_cache_cannot_be_written() {
+    let (dir, pairs) = fixture("");
+    let d = dir.path();
+    let cache = d.join("cache");
+    fs::create_dir(&cache).unwrap();
+    for shard in 0..=255u8 {
+        fs::write(cache.join(format!("{shard:02x}")), "not a folder").unwrap();
+    }
+    let said = stderr_of_failure(
+        twinpage()
+            .args(["render", "--tabs", "2", "--pairs"])
+            .arg(&pairs)
+            .arg("--cache")
+            .arg(&cache),
+    );
+    assert!(
+        said.contains("4 render(s) could not be written to the cache")
+            && said.contains("give another --cache"),
+        "{said}"
+    );
+}

@@ -48,30 +48,38 @@ pub fn run(args: Args) -> Result<()> {
                 serde_json::json!({"baseline": name, "text": report.text.name(), "skipped": report.skipped, "overall": m})
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(());
     }
     for (name, m) in &report.results {
-        println!("baseline {name} ({:?} text)", report.text);
-        println!("{}\n", m.report());
+        outln!("baseline {name} ({:?} text)", report.text)?;
+        outln!("{}\n", m.report())?;
     }
     if report.results.len() > 1 {
-        println!(
+        outln!(
             "{:<18} {:>6} {:>9} {:>8} {:>8}",
-            "baseline", "pairs", "precision", "recall", "F1"
-        );
+            "baseline",
+            "pairs",
+            "precision",
+            "recall",
+            "F1"
+        )?;
         for (name, m) in &report.results {
-            println!(
+            outln!(
                 "{:<18} {:>6} {:>9.4} {:>8.4} {:>8.4}",
-                name, m.pairs, m.precision, m.recall, m.f1
-            );
+                name,
+                m.pairs,
+                m.precision,
+                m.recall,
+                m.f1
+            )?;
         }
     }
     if report.skipped > 0 {
-        println!(
+        outln!(
             "skipped {} pair(s) with unreadable documents",
             report.skipped
-        );
+        )?;
     }
     Ok(())
 }

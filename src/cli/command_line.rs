@@ -1,12 +1,13 @@
 //! The command line: the global options, the commands, and the exit code.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 use super::{
-    baseline, candidates, cluster, dedupe, evaluate, explain, idf, index, render, report, retrain,
-    review, score, signals, sketch, train,
+    baseline, candidates, cluster, dedupe, evaluate, explain, idf, index, output, render, report,
+    retrain, review, score, signals, sketch, train,
 };
 
 #[derive(Parser)]
@@ -57,7 +58,7 @@ pub fn run() -> ExitCode {
             .num_threads(n)
             .build_global();
     }
-    match dispatch(cli.command) {
+    match output::quiet_if_broken_pipe(dispatch(cli.command)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("twinpage: error: {e:#}");
@@ -82,14 +83,13 @@ pub fn run_args(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
         },
         // `--help` and `--version` print, as the binary does, and succeed.
         Err(e) if !e.use_stderr() => {
-            print!("{}", e.render());
-            Ok(())
+            write!(std::io::stdout().lock(), "{}", e.render()).map_err(anyhow::Error::from)
         }
         Err(e) => Err(anyhow::anyhow!("{}", e.render())),
     };
     // The host may read what the command printed as soon as it returns.
-    std::io::Write::flush(&mut std::io::stdout())?;
-    result
+    let flushed = std::io::stdout().flush().map_err(anyhow::Error::from);
+    output::quiet_if_broken_pipe(result.and(flushed))
 }
 
 fn dispatch(command: Command) -> anyhow::Result<()> {

@@ -114,10 +114,10 @@ pub fn run(args: Args) -> Result<()> {
             );
         }
     }
-    println!(
+    outln!(
         "{} page(s): {} cluster(s) of copies, {} cop(ies) to drop ({} joined on an unsure pair); {} candidate pair(s), {} verified against the kept page",
         summary.documents, summary.clusters, summary.copies, summary.unsure, summary.candidate_pairs, summary.verified_pairs
-    );
+    )?;
     let page = twinpage_report::run_page(&args.out)?;
     write_atomically(&run.path(REPORT), |w| Ok(w.write_all(page.as_bytes())?))?;
     let times = &summary.invocation.seconds;
@@ -132,13 +132,13 @@ pub fn run(args: Args) -> Result<()> {
             summary.invocation.rendered_documents
         );
     }
-    println!(
+    outln!(
         "wrote {}, {}, {}, {}",
         run.path(CLUSTERS).display(),
         run.path(REPORT).display(),
         run.path(PAIRS).display(),
         run.path(SUMMARY).display()
-    );
+    )?;
     Ok(())
 }
 

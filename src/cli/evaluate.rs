@@ -69,18 +69,24 @@ pub fn run(args: Args) -> Result<()> {
         let figures = Figures::of(&model, &batch, &outcomes, args.by.as_deref())?;
         let mut report = serde_json::to_value(&figures)?;
         report["skipped"] = skipped.len().into();
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         let Grouped { overall, groups } =
             grouped::by_column(&batch, &outcomes, args.by.as_deref())?;
-        println!("model {}", model.id);
-        println!("{}", overall.report());
+        outln!("model {}", model.id)?;
+        outln!("{}", overall.report())?;
         if let Some(col) = &args.by {
-            println!("\nby {col}:");
-            println!(
+            outln!("\nby {col}:")?;
+            outln!(
                 "{:<28} {:>6} {:>9} {:>8} {:>8} {:>8} {:>8}",
-                col, "pairs", "precision", "recall", "F1", "accuracy", "review"
-            );
+                col,
+                "pairs",
+                "precision",
+                "recall",
+                "F1",
+                "accuracy",
+                "review"
+            )?;
             for (value, m) in &groups {
                 let c = &m.confusion;
                 // Undefined figures (a group with no duplicate, or none predicted) show as "-".
@@ -91,7 +97,7 @@ pub fn run(args: Args) -> Result<()> {
                         "-".into()
                     }
                 };
-                println!(
+                outln!(
                     "{:<28} {:>6} {:>9} {:>8} {:>8} {:>8.4} {:>8.4}",
                     value,
                     m.pairs,
@@ -100,11 +106,11 @@ pub fn run(args: Args) -> Result<()> {
                     figure(c.tp + c.fn_ > 0, m.f1),
                     m.accuracy,
                     m.review_share
-                );
+                )?;
             }
         }
         if !skipped.is_empty() {
-            println!("skipped {} row(s) with unreadable documents", skipped.len());
+            outln!("skipped {} row(s) with unreadable documents", skipped.len())?;
         }
     }
     Ok(())
@@ -222,20 +228,20 @@ fn print_left_out(args: &Args, column: &str, model: &Model, run: &LeftOutRun) ->
             "pooled_stages": run.pooled_stages,
             "groups": run.groups,
         });
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
-    println!(
+    outln!(
         "leave one {column} out: {} times {}, each trained without the {column} it is measured on",
         run.groups.len(),
         run.judged
-    );
+    )?;
     let stage_columns = if args.cascade {
         format!(" {:>9} {:>9} {:>9}", "screen", "fetched", "rendered")
     } else {
         String::new()
     };
-    println!(
+    outln!(
         "{:<22} {:>6} {:>8} {:>8} {:>10} {:>9} {:>9} {:>7} {:>7}{stage_columns}",
         column,
         "pairs",
@@ -246,24 +252,29 @@ fn print_left_out(args: &Args, column: &str, model: &Model, run: &LeftOutRun) ->
         "dist.prec",
         "review",
         "ECE"
-    );
+    )?;
     for l in &run.groups {
         print_row(
             &l.group,
             &l.trained_on.to_string(),
             &l.metrics,
             l.stages.as_ref(),
-        );
+        )?;
     }
-    print_row("(all, pooled)", "", &run.pooled, run.pooled_stages.as_ref());
+    print_row("(all, pooled)", "", &run.pooled, run.pooled_stages.as_ref())?;
     if args.cascade {
-        println!("screen, fetched, rendered: automatic decisions right/wrong taken by each stage");
+        outln!("screen, fetched, rendered: automatic decisions right/wrong taken by each stage")?;
     }
     Ok(())
 }
 
 /// One line of the leave-out table.
-fn print_row(name: &str, trained: &str, m: &Metrics, stages: Option<&StageTally>) {
+fn print_row(
+    name: &str,
+    trained: &str,
+    m: &Metrics,
+    stages: Option<&StageTally>,
+) -> std::io::Result<()> {
     let c = &m.confusion;
     // A share of no decisions is shown as "-", not as 0.
     let share = |decided: usize, x: f64| (decided > 0).then_some(x);
@@ -277,7 +288,7 @@ fn print_row(name: &str, trained: &str, m: &Metrics, stages: Option<&StageTally>
             right_wrong(s.rendered)
         )
     });
-    println!(
+    outln!(
         "{:<22} {:>6} {:>8} {:>8.4} {:>10} {:>9} {:>9} {:>7.4} {:>7.4}{stage_columns}",
         name,
         m.pairs,
@@ -294,5 +305,6 @@ fn print_row(name: &str, trained: &str, m: &Metrics, stages: Option<&StageTally>
         )),
         m.review_share,
         m.calibration_error
-    );
+    )?;
+    Ok(())
 }

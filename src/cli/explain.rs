@@ -42,70 +42,82 @@ pub fn run(args: Args) -> Result<()> {
     let batch = Batch::of(vec![file], args.render.settings()?.as_ref())?;
     super::inputs::report_renders(&batch.documents);
     for (i, pair) in batch.pairs().enumerate() {
-        println!(
+        outln!(
             "row {} ({}): {} vs {}",
             first + i,
             pair.location(),
             pair.a.url,
             pair.b.url
-        );
+        )?;
         match pipeline::outcome(&batch, pair, &model) {
-            None => println!(
+            None => outln!(
                 "  cannot explain: {}",
                 batch.documents.pair(pair).err().unwrap_or_default()
-            ),
+            )?,
             Some(outcome) => match &outcome.vector {
-                Some(vector) => print_explanation(&model.explain(vector)),
-                None => println!(
+                Some(vector) => print_explanation(&model.explain(vector))?,
+                None => outln!(
                     "  decided {} by {} before the signals ran",
                     outcome.decision.as_str(),
                     outcome.decided_by
-                ),
+                )?,
             },
         }
-        println!();
+        outln!()?;
     }
     Ok(())
 }
 
-fn print_explanation(e: &Explanation) {
+fn print_explanation(e: &Explanation) -> std::io::Result<()> {
     if let Some(c) = e.committee {
-        println!(
+        outln!(
             "  {} of {} trees vote duplicate; their mean {:.4}, spread {:.4} (review beyond {:.2})",
-            c.duplicate_votes, c.trees, c.mean, c.spread, e.thresholds.max_spread
-        );
-        println!("  {}", e.tree);
+            c.duplicate_votes,
+            c.trees,
+            c.mean,
+            c.spread,
+            e.thresholds.max_spread
+        )?;
+        outln!("  {}", e.tree)?;
     }
-    print_steps(&e.steps);
+    print_steps(&e.steps)?;
     for path in &e.more_paths {
-        println!("  {}", path.tree);
-        print_steps(&path.steps);
+        outln!("  {}", path.tree)?;
+        print_steps(&path.steps)?;
     }
     let c = &e.counts;
     let cell = if e.committee.is_some() { "bin" } else { "leaf" };
-    println!(
+    outln!(
         "  {cell} {}: training {} duplicate / {} distinct, calibration {} duplicate / {} distinct",
-        e.cell, c.fit_duplicates, c.fit_distinct, c.calibration_duplicates, c.calibration_distinct
-    );
-    println!(
+        e.cell,
+        c.fit_duplicates,
+        c.fit_distinct,
+        c.calibration_duplicates,
+        c.calibration_distinct
+    )?;
+    outln!(
         "  p_duplicate {:.4} -> {} (duplicate at >= {:.4}, distinct at <= {:.4})",
         e.p_duplicate,
         e.decision().as_str(),
         e.thresholds.duplicate,
         e.thresholds.distinct
-    );
+    )?;
+    Ok(())
 }
 
-fn print_steps(steps: &[ExplainedStep]) {
+fn print_steps(steps: &[ExplainedStep]) -> std::io::Result<()> {
     for step in steps {
         let (op, side) = if step.went_left {
             ("<", "left")
         } else {
             (">=", "right")
         };
-        println!(
+        outln!(
             "  {:<45} = {:>10.4}  {op:>2} {:<10.4} -> {side}",
-            step.signal, step.value, step.threshold
-        );
+            step.signal,
+            step.value,
+            step.threshold
+        )?;
     }
+    Ok(())
 }

@@ -2,6 +2,18 @@
 //!
 //! Exit codes scripts can trust: 0 success, 1 a run that failed (bad input, a
 //! missing document, a model that does not fit), 2 a usage error (clap's).
+/// `println!` that returns its error instead of panicking: a reader that went away
+/// (`twinpage explain … | head -1`) ends the command quietly (see
+/// [`output::quiet_if_broken_pipe`]).
+macro_rules! outln {
+    () => {
+        $crate::cli::output::print_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::output::print_line(format_args!($($arg)*))
+    };
+}
+
 mod baseline;
 mod candidates;
 mod cluster;

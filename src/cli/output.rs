@@ -17,13 +17,23 @@ pub(super) fn write_output(
     if out == "-" {
         let stdout = std::io::stdout();
         let mut lock = stdout.lock();
-        let written = write(&mut lock).and_then(|()| Ok(lock.flush()?));
-        match written {
-            Err(e) if is_broken_pipe(&e) => Ok(()),
-            other => other,
-        }
+        quiet_if_broken_pipe(write(&mut lock).and_then(|()| Ok(lock.flush()?)))
     } else {
         write_atomically(Path::new(out), write)
+    }
+}
+
+/// Writes one line to stdout (see `outln!`).
+pub(super) fn print_line(line: std::fmt::Arguments) -> std::io::Result<()> {
+    writeln!(std::io::stdout().lock(), "{line}")
+}
+
+/// A command whose stdout was closed by its reader has done all anyone wanted of
+/// it: success, and nothing said, as for `grep … | head`.
+pub(super) fn quiet_if_broken_pipe(result: Result<()>) -> Result<()> {
+    match result {
+        Err(e) if is_broken_pipe(&e) => Ok(()),
+        other => other,
     }
 }
 

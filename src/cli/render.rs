@@ -49,7 +49,7 @@ pub fn run(args: Args) -> Result<()> {
         request.stored = request.stored.or(earlier.as_deref());
     }
     let (bodies, report) = render::supply(&requests, &settings)?;
-    println!(
+    outln!(
         "{} document(s): {} rendered now, {} already in the cache, {} stored before (pair file or --store), {} failed ({} remembered from earlier runs)",
         requests.len(),
         report.rendered,
@@ -57,8 +57,21 @@ pub fn run(args: Args) -> Result<()> {
         report.stored,
         report.failed,
         report.failed_before
-    );
-    println!("render cache: {}", settings.cache.display());
+    )?;
+    outln!("render cache: {}", settings.cache.display())?;
+    if let Some(first) = report.not_cached.first() {
+        let failed = format!(
+            "{} render(s) could not be written to the cache {} (first: {first}); later runs \
+             will render them again",
+            report.not_cached.len(),
+            settings.cache.display()
+        );
+        // Filling the cache is what `render` without `--store` is for.
+        if args.store.is_none() {
+            bail!("{failed}: free some space or give another --cache");
+        }
+        eprintln!("twinpage: warning: {failed}");
+    }
     for (request, body) in requests.iter().zip(&bodies) {
         if let RenderedBody::Failed(reason) = body {
             eprintln!("twinpage: {}: {reason}", request.document.display());
@@ -70,12 +83,12 @@ pub fn run(args: Args) -> Result<()> {
         };
         let stored = render::store_all(&requests, &bodies, folder)?;
         file.write_with_renders(&stored, out)?;
-        println!(
+        outln!(
             "stored {} render(s) in {}; wrote {}",
             stored.len(),
             folder.display(),
             out.display()
-        );
+        )?;
     }
     Ok(())
 }

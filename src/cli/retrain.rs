@@ -69,21 +69,21 @@ pub fn run(args: Args) -> Result<()> {
     let seed = args.seed.unwrap_or(parent.seed);
     let retrained = retrain::retrain(&parent, &original, &reviewed, frozen, seed)?;
     retrained.model.save(&args.out)?;
-    println!(
+    outln!(
         "retrained {} from {} with {} reviewed label(s) ({} left out: they share a document with the frozen set)",
         retrained.model.id, parent.id, retrained.reviewed_used, retrained.reviewed_overlapping
-    );
-    println!("wrote {}", args.out.display());
-    println!(
+    )?;
+    outln!("wrote {}", args.out.display())?;
+    outln!(
         "\non the frozen evaluation set ({} pairs):",
         retrained.metrics.pairs
-    );
+    )?;
     print_side_by_side(
         &parent.id,
         &retrained.parent_metrics,
         &retrained.model.id,
         &retrained.metrics,
-    );
+    )?;
     if args.promote {
         promote(&retrained, &args.out, &model_path)?;
     }
@@ -103,24 +103,29 @@ fn promote(retrained: &retrain::Retrained, new: &Path, target: &Path) -> Result<
     if retrained.at_least_as_good() {
         std::fs::copy(new, target)
             .with_context(|| format!("cannot copy {} over {}", new.display(), target.display()))?;
-        println!(
+        outln!(
             "promoted: {} now holds model {}",
             target.display(),
             retrained.model.id
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "not promoted: F1 {:.4} is below the current model's {:.4}; {} is unchanged",
             retrained.metrics.f1,
             retrained.parent_metrics.f1,
             target.display()
-        );
+        )?;
     }
     Ok(())
 }
 
-fn print_side_by_side(old_id: &str, old: &Metrics, new_id: &str, new: &Metrics) {
-    println!("{:<34} {:>18} {:>18}", "", old_id, new_id);
+fn print_side_by_side(
+    old_id: &str,
+    old: &Metrics,
+    new_id: &str,
+    new: &Metrics,
+) -> std::io::Result<()> {
+    outln!("{:<34} {:>18} {:>18}", "", old_id, new_id)?;
     type Figure = fn(&Metrics) -> f64;
     let rows: [(&str, Figure); 6] = [
         ("F1 (p >= 0.5)", |m| m.f1),
@@ -135,6 +140,7 @@ fn print_side_by_side(old_id: &str, old: &Metrics, new_id: &str, new: &Metrics) 
         ("share routed to review", |m| m.review_share),
     ];
     for (name, figure) in rows {
-        println!("{name:<34} {:>18.4} {:>18.4}", figure(old), figure(new));
+        outln!("{name:<34} {:>18.4} {:>18.4}", figure(old), figure(new))?;
     }
+    Ok(())
 }

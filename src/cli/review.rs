@@ -87,11 +87,11 @@ pub fn run(args: Args) -> Result<()> {
         }) => {
             let store = ReviewStore::open_existing(&db)?;
             let n = exchange::export(&store, &out, order.queue_order(), limit)?;
-            println!(
+            outln!(
                 "wrote {n} pending pair(s) to {} (documents in {})",
                 out.display(),
                 exchange::documents_folder(&out).display()
-            );
+            )?;
             Ok(())
         }
         Some(Action::Import {
@@ -100,7 +100,7 @@ pub fn run(args: Args) -> Result<()> {
             reviewer,
         }) => {
             let n = exchange::import(&mut ReviewStore::open_existing(&db)?, &labels, &reviewer)?;
-            println!("recorded {n} label(s) from {}", labels.display());
+            outln!("recorded {n} label(s) from {}", labels.display())?;
             Ok(())
         }
         None => serve(
@@ -114,11 +114,11 @@ pub fn run(args: Args) -> Result<()> {
 fn serve(db: PathBuf, port: u16, order: QueueOrder) -> Result<()> {
     let server = ReviewServer::start(db.clone(), port, order)?;
     let progress = ReviewStore::connect(&db)?.progress("")?;
-    println!("review page: {}", server.url());
-    println!(
+    outln!("review page: {}", server.url())?;
+    outln!(
         "{} pair(s) queued, {} left to review; Ctrl-C stops the server (labels are saved as they are given)",
         progress.pairs, progress.left
-    );
+    )?;
     let (stop, stopped) = std::sync::mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = stop.send(());

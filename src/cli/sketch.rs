@@ -102,7 +102,7 @@ pub fn run(args: Args) -> Result<()> {
             "bands": banding.bands,
             "rows": banding.rows,
         });
-        println!("{plan}");
+        outln!("{plan}")?;
         return Ok(());
     }
     let Some(docs) = &args.docs else {

@@ -77,26 +77,26 @@ pub fn run(args: Args) -> Result<()> {
     );
     model.save(&args.out)?;
     super::output::write_skipped(&args.out.display().to_string(), &skipped)?;
-    println!(
+    outln!(
         "trained {} on {} pairs ({} fit, {} calibration, {} evaluation)",
         model.id,
         model.training.pairs,
         model.training.fit_pairs,
         model.training.calibration_pairs,
         model.training.evaluation_pairs
-    );
-    println!("{}", model.estimator.summary());
-    println!(
+    )?;
+    outln!("{}", model.estimator.summary())?;
+    outln!(
         "thresholds: duplicate at p >= {:.4}, distinct at p <= {:.4} (precision target {})",
         model.thresholds.duplicate,
         model.thresholds.distinct,
         model.policy.precision_target()
-    );
-    println!("held-out evaluation:\n{}", model.heldout.report());
-    println!("signals that matter most (rise of the Brier score when shuffled, held-out pairs):");
+    )?;
+    outln!("held-out evaluation:\n{}", model.heldout.report())?;
+    outln!("signals that matter most (rise of the Brier score when shuffled, held-out pairs):")?;
     for s in model.importance.iter().take(10) {
-        println!("  {:<45} {:+.4}", s.signal, s.brier_increase);
+        outln!("  {:<45} {:+.4}", s.signal, s.brier_increase)?;
     }
-    println!("wrote {}", args.out.display());
+    outln!("wrote {}", args.out.display())?;
     Ok(())
 }

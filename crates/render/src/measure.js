@@ -14,8 +14,15 @@
 
   const nonSpaceLength = (text) => text.replace(/\s+/g, '').length;
 
+  // twinpage keeps 4 MB of a rendered body (MAX_RENDERED_BYTES): no more crosses
+  // the DevTools pipe. The cut never leaves half a surrogate pair.
+  const kept = (text) => {
+    const cut = text.length > 4194304 ? text.slice(0, 4194304) : text;
+    return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+  };
+
   // The synthetic body is the DOM as the page left it, before measuring touches it.
-  const synthetic = root ? doctypeOf(document.doctype) + root.outerHTML : '';
+  const synthetic = kept(root ? doctypeOf(document.doctype) + root.outerHTML : '');
 
   // An anti-flicker snippet hides the whole page (`html{visibility:hidden;opacity:0}`,
   // Google Optimize's `async-hide`) until a script from another host has run, or a
@@ -178,13 +185,13 @@
   // Unseen text is blanked so that innerText (which honours display and visibility
   // only) is what a reader sees.
   for (const node of unseen) node.data = '';
-  const visibleText = body ? body.innerText : '';
-  const visibleLength = nonSpaceLength(visibleText);
+  const innerText = body ? body.innerText : '';
+  const visibleLength = nonSpaceLength(innerText);
   const hidden = domText > 0 ? Math.min(1, Math.max(0, 1 - visibleLength / domText)) : 0;
 
   return JSON.stringify({
     synthetic_body: synthetic,
-    visible_text: visibleText,
+    visible_text: kept(innerText),
     image_count: document.getElementsByTagName('img').length,
     image_area: share(images),
     text_area: share(text),

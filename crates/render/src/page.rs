@@ -64,7 +64,7 @@ pub(crate) fn render(
     let measured = page.measure()?;
     let cut_off = !settled || page.interrupted;
     page.close_opened_windows()?;
-    Ok(Rendered {
+    let mut rendered = Rendered {
         synthetic_body: measured.synthetic_body,
         visible_text: measured.visible_text,
         image_count: measured.image_count,
@@ -73,7 +73,9 @@ pub(crate) fn render(
         hidden_text_share: measured.hidden_text_share.clamp(0.0, 1.0),
         cut_off,
         screenshot_png,
-    })
+    };
+    rendered.cap_bodies();
+    Ok(rendered)
 }
 
 /// The fields `measure.js` returns.

@@ -21,6 +21,7 @@ use crate::replay::{archived_url, split_url, ReplayOf};
 use anyhow::{Context, Result};
 use base64::prelude::{Engine, BASE64_STANDARD};
 use std::path::{Component, Path, PathBuf};
+use twinpage_util::body::WideUnicode;
 
 /// Largest sibling file served, so a huge file cannot exhaust memory.
 const MAX_FILE: u64 = 64 * 1024 * 1024;
@@ -78,11 +79,12 @@ impl Site {
             ),
             ServePolicy::DocumentOnly => None,
         };
+        let (body, document_type) = served_document(body);
         Ok(Site {
             origin: origin.to_string(),
             prefix: format!("{origin}/r{token}/"),
             name: name.to_string(),
-            document_type: document_type(&body),
+            document_type,
             body,
             siblings,
             replay: None,
@@ -93,11 +95,12 @@ impl Site {
     /// requests answered from its archive (see `replay.rs`).
     pub(crate) fn replaying(origin: &str, body: Vec<u8>, replay: ReplayOf) -> Site {
         let (_, path) = split_url(&replay.url);
+        let (body, document_type) = served_document(body);
         Site {
             origin: origin.to_string(),
             prefix: format!("{origin}/"),
             name: path.to_string(),
-            document_type: document_type(&body),
+            document_type,
             body,
             siblings: None,
             replay: Some(replay),
@@ -198,12 +201,17 @@ impl Site {
     }
 }
 
-/// `text/html` with the charset twinpage decodes the fetched body in (see `Site`).
-fn document_type(body: &[u8]) -> String {
-    format!(
-        "text/html; charset={}",
-        twinpage_util::body::sniff_encoding(body).name()
-    )
+/// The document as served, and its type: `text/html` with the charset twinpage
+/// decodes the fetched body in (see `Site`). A body in UTF-32 (which Chromium does
+/// not read) or in UTF-16 without its BOM is served as the UTF-8 text twinpage
+/// decodes it to.
+fn served_document(body: Vec<u8>) -> (Vec<u8>, String) {
+    if let Some(wide) = WideUnicode::sniff(&body) {
+        let utf8 = wide.decode(&body).into_bytes();
+        return (utf8, "text/html; charset=utf-8".to_string());
+    }
+    let charset = twinpage_util::body::sniff_encoding(&body).name();
+    (body, format!("text/html; charset={charset}"))
 }
 
 /// Sent with the document: the page's renderer refuses every address outside the

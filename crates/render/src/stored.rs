@@ -108,7 +108,11 @@ pub fn store_all(
     for (request, body) in requests.iter().zip(bodies) {
         let document = request.document.to_path_buf();
         let render = match body {
-            RenderedBody::Measured(rendered) => StoredRender::Rendered(rendered.clone()),
+            RenderedBody::Measured(rendered) => {
+                let mut rendered = rendered.clone();
+                rendered.cap_bodies();
+                StoredRender::Rendered(rendered)
+            }
             RenderedBody::Failed(reason) => StoredRender::Failed {
                 failed: reason.clone(),
             },

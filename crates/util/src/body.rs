@@ -111,3 +111,75 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
 pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
+
+/// Text in UTF-16 or UTF-32, which a BOM may not announce (and whose UTF-32 BOM
+/// the WHATWG sniffing that [`sniff_encoding`] follows does not know). Markup is
+/// mostly ASCII, and an ASCII character leaves zero bytes at fixed places of its
+/// 2- or 4-byte unit: those places give the encoding away. Without this a UTF-16
+/// page read as UTF-8 is text with a NUL after every letter, taken for binary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WideUnicode {
+    Utf16Le,
+    Utf16Be,
+    Utf32Le,
+    Utf32Be,
+}
+
+impl WideUnicode {
+    /// The wide encoding of `bytes`, judged on their first 4 KB; None for text in
+    /// any other encoding (UTF-16 with its BOM is left to [`sniff_encoding`]).
+    pub fn sniff(bytes: &[u8]) -> Option<WideUnicode> {
+        if bytes.starts_with(&[0xFF, 0xFE, 0, 0]) {
+            return Some(WideUnicode::Utf32Le);
+        }
+        if bytes.starts_with(&[0, 0, 0xFE, 0xFF]) {
+            return Some(WideUnicode::Utf32Be);
+        }
+        if Encoding::for_bom(bytes).is_some() {
+            return None;
+        }
+        let head = &bytes[..bytes.len().min(4096) / 4 * 4];
+        if head.is_empty() {
+            return None;
+        }
+        // zeros[i]: the share of 4-byte units whose byte i is zero.
+        let units = (head.len() / 4) as f64;
+        let zeros: Vec<f64> = (0..4)
+            .map(|i| head.iter().skip(i).step_by(4).filter(|&&b| b == 0).count() as f64 / units)
+            .collect();
+        // Any character of the Basic Multilingual Plane leaves two zero bytes in
+        // UTF-32; an ASCII one a third, and in UTF-16 one of its two.
+        let many = |share: f64| share >= 0.3;
+        let few = |share: f64| share <= 0.1;
+        let all = |share: f64| share >= 0.9;
+        match zeros[..] {
+            [a, _, c, d] if few(a) && all(c) && all(d) => Some(WideUnicode::Utf32Le),
+            [a, b, _, d] if all(a) && all(b) && few(d) => Some(WideUnicode::Utf32Be),
+            [a, b, c, d] if few(a) && few(c) && many(b) && many(d) => Some(WideUnicode::Utf16Le),
+            [a, b, c, d] if many(a) && many(c) && few(b) && few(d) => Some(WideUnicode::Utf16Be),
+            _ => None,
+        }
+    }
+
+    /// `bytes` decoded (a leading BOM dropped; what is not a character becomes U+FFFD).
+    pub fn decode(self, bytes: &[u8]) -> String {
+        let text = match self {
+            WideUnicode::Utf16Le => encoding_rs::UTF_16LE.decode_without_bom_handling(bytes).0,
+            WideUnicode::Utf16Be => encoding_rs::UTF_16BE.decode_without_bom_handling(bytes).0,
+            WideUnicode::Utf32Le | WideUnicode::Utf32Be => {
+                let unit = |u: &[u8]| {
+                    let u = [u[0], u[1], u[2], u[3]];
+                    match self {
+                        WideUnicode::Utf32Le => u32::from_le_bytes(u),
+                        _ => u32::from_be_bytes(u),
+                    }
+                };
+                let characters = bytes
+                    .chunks_exact(4)
+                    .map(|u| char::from_u32(unit(u)).unwrap_or(char::REPLACEMENT_CHARACTER));
+                characters.collect::<String>().into()
+            }
+        };
+        text.strip_prefix('\u{FEFF}').unwrap_or(&text).to_string()
+    }
+}

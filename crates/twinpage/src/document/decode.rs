@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use twinpage_util::body::{find, read_decompressed, sniff_encoding, MAX_BODY_BYTES};
+use twinpage_util::body::{find, read_decompressed, sniff_encoding, WideUnicode, MAX_BODY_BYTES};
 
 /// File names a folder of pages holds documents under.
 const HTML_SUFFIXES: [&str; 4] = [".html", ".htm", ".html.gz", ".htm.gz"];
@@ -97,17 +97,17 @@ pub fn read_body(path: &Path) -> Result<DecodedBody> {
     Ok(decode_bytes(&bytes, raw_len, truncated))
 }
 
-/// Decodes raw bytes: BOM first, then a `<meta charset>` in the first 4 KB, then a
-/// statistical guess. Binary bodies decode to an empty text.
+/// Decodes raw bytes: UTF-16 or UTF-32 (with a BOM or without), else BOM first, then
+/// a `<meta charset>` in the first 4 KB, then a statistical guess. Binary bodies
+/// decode to an empty text.
 pub fn decode_bytes(bytes: &[u8], raw_len: usize, truncated: bool) -> DecodedBody {
     let raw_hash = *blake3::hash(bytes).as_bytes();
-    let binary = looks_binary(bytes);
-    let mut text = if binary {
-        String::new()
-    } else {
-        let encoding = sniff_encoding(bytes);
-        let (text, _, _) = encoding.decode(bytes);
-        text.into_owned()
+    let wide = WideUnicode::sniff(bytes);
+    let binary = wide.is_none() && looks_binary(bytes);
+    let mut text = match wide {
+        Some(wide) => wide.decode(bytes),
+        None if binary => String::new(),
+        None => sniff_encoding(bytes).decode(bytes).0.into_owned(),
     };
     let nested_too_deep = cut_deep_nesting(&mut text);
     let attributes_cut = cut_attribute_floods(&mut text);
@@ -310,6 +310,47 @@ mod tests {
         let body = decode(plain.as_bytes());
         assert!(!body.truncated);
         assert_eq!(body.text, plain);
+    }
+
+    /// A page in UTF-16 or UTF-32 with no BOM reads as the same text as its UTF-8
+    /// copy (it read as binary, no text: two copies of one page scored p 0.18).
+    #[test]
+    fn wide_unicode_without_a_bom_reads_as_its_text() {
+        let page = "<html><head><title>Привет, мир</title></head><body><p>Один и тот же \
+            текст, the same text, 一样的文字 — and an emoji 🦀.</p></body></html>";
+        let utf16 = |le: bool| -> Vec<u8> {
+            let unit = |u: u16| if le { u.to_le_bytes() } else { u.to_be_bytes() };
+            page.encode_utf16().flat_map(unit).collect()
+        };
+        let utf32 = |le: bool| -> Vec<u8> {
+            let unit = |c: char| {
+                if le {
+                    (c as u32).to_le_bytes()
+                } else {
+                    (c as u32).to_be_bytes()
+                }
+            };
+            page.chars().flat_map(unit).collect()
+        };
+        let mut bom32 = vec![0xFF, 0xFE, 0, 0];
+        bom32.extend(utf32(true));
+        for (name, bytes) in [
+            ("UTF-16LE", utf16(true)),
+            ("UTF-16BE", utf16(false)),
+            ("UTF-32LE", utf32(true)),
+            ("UTF-32BE", utf32(false)),
+            ("UTF-32LE with its BOM", bom32),
+        ] {
+            let body = decode(&bytes);
+            assert!(!body.binary, "{name} taken for binary");
+            assert_eq!(body.text, page, "{name}");
+        }
+        // Binary with zeros stays binary; UTF-8 stays UTF-8.
+        let binary: Vec<u8> = (0..4096u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        assert!(decode(&binary).binary);
+        assert_eq!(decode(page.as_bytes()).text, page);
     }
 
     #[test]
