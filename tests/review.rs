@@ -471,6 +471,54 @@ fn silent_connections_are_dropped_and_the_page_still_answers() {
     server.stop().unwrap();
 }
 
+/// Heads that announce a body which never comes are answered and closed within
+/// seconds (each held its connection 80 s and more, a thousand at once), and the
+/// page still answers meanwhile.
+#[test]
+fn bodies_that_never_come_do_not_hold_connections() {
+    use std::io::{Read, Write};
+    let (_dir, db) = temp_db("slow-body");
+    queue_of(&db, &[pair(0, 0.5, "<p>a</p>")]);
+    let server = ReviewServer::start(db.clone(), 0, most_uncertain_first()).unwrap();
+    let address = server.url();
+    let authority = address.trim_start_matches("http://").trim_end_matches('/');
+    let started = std::time::Instant::now();
+    let head = format!(
+        "POST /api/verdict HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"pair\""
+    );
+    let waiting: Vec<std::net::TcpStream> = (0..200)
+        .map(|_| {
+            let mut stream = std::net::TcpStream::connect(authority).unwrap();
+            stream.write_all(head.as_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    let index = ureq::get(&address).call().unwrap().status().as_u16();
+    assert_eq!(index, 200);
+    for mut stream in waiting {
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .expect("the server answers and closes, not the client's timeout");
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "waiting bodies held {:?}",
+        started.elapsed()
+    );
+    assert!(ReviewStore::open(&db)
+        .unwrap()
+        .history()
+        .unwrap()
+        .is_empty());
+    server.stop().unwrap();
+}
+
 /// Documents framed by the page: the URLs of the frames that loaded (sandboxed
 /// frames run out of process, as targets of their own), and of those refused
 /// (an error page in the page's frame tree).
@@ -695,4 +743,186 @@ fn a_script_in_a_reviewed_page_cannot_post_a_label() {
     let history = ReviewStore::open(&db).unwrap().history().unwrap();
     let reviewers: Vec<&str> = history.iter().map(|h| h.1.as_str()).collect();
     assert_eq!(reviewers, vec!["control"]);
+}
+
+/// `review export` writes its queue and its documents folder together or not at
+/// all: with the disk full midway (a file-size limit stands in for it) the earlier
+/// export stays whole, and nothing half-written is left beside it. `--out -` is
+/// refused (it wrote a file named `-` and a folder `-.docs/`).
+#[test]
+fn an_export_is_whole_or_leaves_the_earlier_one() {
+    let (dir, db) = temp_db("export-whole");
+    let big = format!("<p>{}</p>", "a long page ".repeat(20_000));
+    let mut pairs: Vec<QueuedPair> = (0..6)
+        .map(|i| pair(i, 0.5, &format!("<p>{i}</p>")))
+        .collect();
+    pairs.push(pair(6, 0.5, &big));
+    queue_of(&db, &pairs[..3]);
+    let out = dir.path().join("queue.csv");
+    let export = |limit_bytes: Option<u64>| {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("twinpage"));
+        command
+            .args(["review", "export", "--db"])
+            .arg(&db)
+            .arg("--out")
+            .arg(&out);
+        if let Some(bytes) = limit_bytes {
+            disk_room(&mut command, bytes);
+        }
+        command.output().unwrap()
+    };
+    assert!(export(None).status.success());
+    let listing = || {
+        let mut names: Vec<(String, Vec<u8>)> = walk(dir.path())
+            .into_iter()
+            .filter(|p| !p.starts_with(&db) && !p.to_string_lossy().contains("queue.db"))
+            .map(|p| {
+                (
+                    p.strip_prefix(dir.path()).unwrap().display().to_string(),
+                    std::fs::read(&p).unwrap(),
+                )
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing();
+    assert_eq!(
+        before.len(),
+        1 + 6,
+        "the queue and 6 documents: {:?}",
+        before.iter().map(|b| &b.0).collect::<Vec<_>>()
+    );
+    // More pairs, one of whose pages is larger than the disk has room for.
+    queue_of(&db, &pairs[3..]);
+    let failed = export(Some(100_000));
+    let said = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{said}");
+    assert_eq!(listing(), before, "the earlier export changed: {said}");
+    // With room, the new export replaces the old one whole.
+    assert!(export(None).status.success());
+    assert_eq!(listing().len(), 1 + 14);
+    // `-` is not a file name here.
+    let refused = assert_cmd::Command::cargo_bin("twinpage")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["review", "export", "--db"])
+        .arg(&db)
+        .args(["--out", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("not stdout"));
+    assert!(!dir.path().join("-").exists() && !dir.path().join("-.docs").exists());
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// Lets `command` write no file beyond `bytes`: a disk that fills up, for one process.
+fn disk_room(command: &mut std::process::Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: async-signal-safe calls only, between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            Ok(())
+        });
+    }
+}
+
+/// `score --review-db` writes its scores and its queue together or neither: with
+/// the disk full while the queue was written, the scores were written whole and
+/// the queue left empty (or, past its first 64 pairs, partly filled).
+#[test]
+fn scores_and_their_review_queue_are_written_together_or_not_at_all() {
+    let (dir, db) = temp_db("score-whole");
+    let d = dir.path();
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("training-data/web");
+    let mut reader = csv::Reader::from_path(web.join("test.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let pairs = d.join("pairs.csv");
+    let mut writer = csv::Writer::from_path(&pairs).unwrap();
+    writer.write_record(&headers).unwrap();
+    for row in reader.records().take(200) {
+        let row = row.unwrap();
+        let fields = row.iter().zip(&headers).map(|(v, h)| match h {
+            "html_a" | "html_b" | "rendered_a" | "rendered_b" if !v.is_empty() => {
+                web.join(v).display().to_string()
+            }
+            _ => v.to_string(),
+        });
+        writer.write_record(fields.collect::<Vec<_>>()).unwrap();
+    }
+    writer.flush().unwrap();
+    let out = d.join("scored.csv");
+    let score = |room: Option<u64>| {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("twinpage"));
+        command
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "score",
+                "--no-render",
+                "--model",
+                "models/fetched-only.json",
+                "--pairs",
+            ])
+            .arg(&pairs)
+            .arg("--out")
+            .arg(&out)
+            .arg("--review-db")
+            .arg(&db);
+        if let Some(bytes) = room {
+            disk_room(&mut command, bytes);
+        }
+        command.output().unwrap()
+    };
+    let queued = || {
+        let export = d.join("queue.csv");
+        assert_cmd::Command::cargo_bin("twinpage")
+            .unwrap()
+            .args(["review", "export", "--db"])
+            .arg(&db)
+            .arg("--out")
+            .arg(&export)
+            .assert()
+            .success();
+        std::fs::read_to_string(&export).unwrap().lines().count() - 1
+    };
+    // Room for the scores (126 KB) but not for the queue's pages (1.7 MB).
+    let failed = score(Some(600_000));
+    let said = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{said}");
+    assert!(said.contains("review database"), "{said}");
+    assert!(!out.exists(), "the scores were written without their queue");
+    assert_eq!(queued(), 0);
+    // With room, both.
+    let done = score(None);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let routed = std::fs::read_to_string(&out)
+        .unwrap()
+        .matches(",review,")
+        .count();
+    assert!(routed > 10, "{routed} pairs routed to review");
+    assert_eq!(queued(), routed);
 }

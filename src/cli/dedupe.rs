@@ -29,7 +29,7 @@ pub struct Args {
     #[arg(value_name = "INPUT", required = true)]
     inputs: Vec<PathBuf>,
     /// Run folder: every stage's output, and the answer.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::output::file_not_stdout)]
     out: PathBuf,
     /// Candidate generator.
     #[arg(long, default_value = METHODS[0].name)]

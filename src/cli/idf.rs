@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR", required = true)]
     pages: Vec<PathBuf>,
     /// Where to write the table (crates/twinpage/src/document/idf.tsv to ship it).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::output::file_not_stdout)]
     out: PathBuf,
 }
 

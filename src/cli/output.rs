@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use twinpage::document::Skipped;
-use twinpage::util::write_atomically;
+use twinpage::util::{write_atomically, written_beside};
 
 /// Where a command writes its table: a file (atomically) or `-` for stdout. A
 /// reader that stops early (`| head`) ends the output quietly, as for any Unix tool.
@@ -20,6 +20,37 @@ pub(super) fn write_output(
         quiet_if_broken_pipe(write(&mut lock).and_then(|()| Ok(lock.flush()?)))
     } else {
         write_atomically(Path::new(out), write)
+    }
+}
+
+/// Writes a command's table as [`write_output`] does, together with another output
+/// (`alongside`, e.g. a review queue written in one transaction): a file is written
+/// beside its place first and put there only once `alongside` succeeded, so that a
+/// failure of either leaves neither; stdout (or a device) is written after it.
+pub(super) fn write_output_with(
+    out: &str,
+    write: impl Fn(&mut dyn Write) -> Result<()>,
+    alongside: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let regular = out != "-" && !std::fs::metadata(out).is_ok_and(|m| !m.is_file());
+    if regular {
+        let written = written_beside(Path::new(out), &write)?;
+        alongside()?;
+        written.persist()
+    } else {
+        alongside()?;
+        write_output(out, write)
+    }
+}
+
+/// `--out` of a command whose output cannot go to stdout (a folder, a file that
+/// others are named relative to, a model): `-` is refused rather than taken for a
+/// file called `-`.
+pub(super) fn file_not_stdout(out: &str) -> Result<PathBuf, String> {
+    match out {
+        "-" => Err("this command writes a file (or folder), not stdout: give its path".into()),
+        "" => Err("give a path".into()),
+        _ => Ok(PathBuf::from(out)),
     }
 }
 

@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR|F.tar.zst", requires = "out")]
     store: Option<PathBuf>,
     /// The pair file with rendered_a, rendered_b set to the stored renders.
-    #[arg(long, value_name = "F.csv", requires = "store")]
+    #[arg(long, value_name = "F.csv", requires = "store", value_parser = super::output::file_not_stdout)]
     out: Option<PathBuf>,
     #[command(flatten)]
     render: super::inputs::RenderArgs,

@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long)]
     baselines: bool,
     /// The HTML file to write.
-    #[arg(long, value_name = "report.html")]
+    #[arg(long, value_name = "report.html", value_parser = super::output::file_not_stdout)]
     out: PathBuf,
     /// Skip rows whose documents cannot be read.
     #[arg(long)]

@@ -29,7 +29,7 @@ pub struct Args {
     #[arg(long, value_name = "E.csv")]
     eval: Vec<PathBuf>,
     /// Where to write the new model.
-    #[arg(long, value_name = "NEW.json")]
+    #[arg(long, value_name = "NEW.json", value_parser = super::output::file_not_stdout)]
     out: PathBuf,
     /// Copy the new model over --model when its F1 on the frozen set is at least the old one's.
     #[arg(long)]

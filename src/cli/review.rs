@@ -57,7 +57,7 @@ enum Action {
         #[arg(long, value_name = "FILE")]
         db: PathBuf,
         /// The pair file; documents go to a folder of the same name ending in .docs.
-        #[arg(long, value_name = "queue.csv")]
+        #[arg(long, value_name = "queue.csv", value_parser = super::output::file_not_stdout)]
         out: PathBuf,
         /// Only the next N pairs.
         #[arg(long, value_name = "N")]

@@ -84,22 +84,34 @@ pub fn run(mut args: Args) -> Result<()> {
         .as_deref()
         .map(ReviewStore::open)
         .transpose()?;
-    super::output::write_output(&args.out, |w| scored::write(w, &batch.files[0], &outcomes))?;
-    super::output::write_skipped(&args.out, &skipped)?;
-    if let (Some(mut store), Some(db)) = (store, &args.review_db) {
-        let cache = match args.rendering.settings()? {
-            Some(settings) => Some(RenderCache::open(&settings.cache, settings.options.serve)?),
-            None => None,
-        };
-        let (routed, added) =
-            intake::enqueue_review_pairs(&mut store, &batch, &model, &outcomes, cache.as_ref())
+    let write = |w: &mut dyn std::io::Write| scored::write(w, &batch.files[0], &outcomes);
+    match (store, &args.review_db) {
+        (Some(mut store), Some(db)) => {
+            // The scores and the queue are complete together or not at all (a pair
+            // queued again by a second run is kept once, with its labels).
+            let cache = match args.rendering.settings()? {
+                Some(settings) => Some(RenderCache::open(&settings.cache, settings.options.serve)?),
+                None => None,
+            };
+            super::output::write_output_with(&args.out, write, || {
+                let (routed, added) = intake::enqueue_review_pairs(
+                    &mut store,
+                    &batch,
+                    &model,
+                    &outcomes,
+                    cache.as_ref(),
+                )
                 .with_context(|| format!("review database {}", db.display()))?;
-        eprintln!(
-            "twinpage: {routed} pair(s) routed to review, {added} of them new in {}",
-            db.display()
-        );
+                eprintln!(
+                    "twinpage: {routed} pair(s) routed to review, {added} of them new in {}",
+                    db.display()
+                );
+                Ok(())
+            })?;
+        }
+        _ => super::output::write_output(&args.out, write)?,
     }
-    Ok(())
+    super::output::write_skipped(&args.out, &skipped)
 }
 
 /// `--render auto`: the fetched-only model first, the rendered one on what it leaves open.

@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(long, value_name = "F.csv", required = true)]
     pairs: Vec<PathBuf>,
     /// Where to write the model (JSON).
-    #[arg(long, value_name = "models/NAME.json")]
+    #[arg(long, value_name = "models/NAME.json", value_parser = super::output::file_not_stdout)]
     out: PathBuf,
     /// Seed of the fit / calibration / evaluation split.
     #[arg(long, default_value_t = 7)]

@@ -13,7 +13,7 @@ use super::order::QueueOrder;
 use super::store::{ReviewStore, Verdict};
 use twinpage::document::pairs::{PairWriter, SideColumns, DOCUMENT_COLUMNS};
 use twinpage::document::rows::RowReader;
-use twinpage::util::write_atomically;
+use twinpage::util::{write_atomically, written_beside};
 
 /// Columns the export writes after the pair columns; pass-through columns of
 /// these names (and `label`: the export is what is left to label) are dropped.
@@ -36,8 +36,16 @@ pub fn export(
     let mut ids = store.pending(&store.ranked(order)?)?;
     ids.truncate(limit.unwrap_or(usize::MAX));
     let folder = documents_folder(out);
-    std::fs::create_dir_all(&folder)
-        .with_context(|| format!("cannot create {}", folder.display()))?;
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    // The documents are written to a folder of their own first, and the queue to a
+    // temporary file: a failure (a full disk) leaves the earlier export as it was.
+    let staging = tempfile::Builder::new()
+        .prefix(".twinpage-export-")
+        .tempdir_in(parent)
+        .with_context(|| format!("cannot create a folder in {}", parent.display()))?;
     let folder_name = folder
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -67,7 +75,7 @@ pub fn export(
     for pair in &pairs {
         let mut sides = Vec::new();
         for hash in [&pair.doc_a, &pair.doc_b] {
-            let (html, render) = write_document(store, hash, &folder, &mut written)?;
+            let (html, render) = write_document(store, hash, staging.path(), &mut written)?;
             let rendered = render.map(|r| format!("{folder_name}/{r}"));
             sides.push((
                 format!("{folder_name}/{html}"),
@@ -89,7 +97,7 @@ pub fn export(
         );
         rows.push((pair, sides, values));
     }
-    write_atomically(out, |w| {
+    let queue = written_beside(out, |w| {
         let header: Vec<&str> = EXPORT_COLUMNS
             .iter()
             .copied()
@@ -112,7 +120,23 @@ pub fn export(
         }
         writer.finish()
     })?;
+    replace_folder(staging, &folder)?;
+    queue.persist()?;
     Ok(rows.len())
+}
+
+/// Puts the folder `staging` in the place of `folder`, whose earlier contents go.
+fn replace_folder(staging: tempfile::TempDir, folder: &Path) -> Result<()> {
+    let cannot = || format!("cannot replace {}", folder.display());
+    let earlier = staging.path().with_extension("earlier");
+    if folder.exists() {
+        std::fs::rename(folder, &earlier).with_context(cannot)?;
+    }
+    std::fs::rename(staging.keep(), folder).with_context(cannot)?;
+    if earlier.exists() {
+        std::fs::remove_dir_all(&earlier).with_context(cannot)?;
+    }
+    Ok(())
 }
 
 /// Writes one document's fetched body (and stored render) once; returns their file names.

@@ -18,8 +18,8 @@ use twinpage::util::body::{read_decompressed, MAX_BODY_BYTES};
 /// bodies and screenshots, so a whole queue at once grew past a gigabyte.
 const ENQUEUE_BATCH: usize = 64;
 
-/// Queues the review-routed pairs of a scored batch in `store`, a few at a time;
-/// returns how many were routed to review and how many of them were new there.
+/// Queues the review-routed pairs of a scored batch in `store`, built a few at a
+/// time and written in one transaction (all or none); returns how many were routed to review and how many of them were new there.
 /// `cache` is the render cache of the run, where renders and screenshots of
 /// documents rendered (not stored) are found.
 pub fn enqueue_review_pairs(
@@ -38,16 +38,15 @@ pub fn enqueue_review_pairs(
             (outcome.decision == Decision::Review).then_some((pair, outcome, vector))
         })
         .collect();
-    let mut added = 0;
-    for chunk in routed.chunks(ENQUEUE_BATCH) {
-        let queued = chunk
+    let batches = routed.chunks(ENQUEUE_BATCH).map(|chunk| {
+        chunk
             .iter()
             .map(|&(pair, outcome, vector)| {
                 queued_pair(batch, pair, model, vector, outcome.p_duplicate, cache)
             })
-            .collect::<Result<Vec<_>>>()?;
-        added += store.enqueue(&queued)?;
-    }
+            .collect::<Result<Vec<_>>>()
+    });
+    let added = store.enqueue_batches(batches)?;
     Ok((routed.len(), added))
 }
 

@@ -172,6 +172,30 @@ async fn serve_connection(stream: tokio::net::TcpStream, routes: Router) {
         .await;
 }
 
+/// How long a request's body may take once its head has come: the page's bodies
+/// are a few hundred bytes, sent with their head. A head that announces a body which
+/// never comes held its connection 80 s and more, a thousand of them at once.
+const BODY_TIMEOUT: Duration = HEAD_TIMEOUT;
+/// The largest body the API takes (a verdict with its note is well under 1 KB).
+const MAX_BODY_BYTES: usize = 64 << 10;
+
+/// Reads a request's whole body within [`BODY_TIMEOUT`] before any handler runs;
+/// a body too slow or too large is answered at once and the connection closed.
+async fn body_in_time(request: Request, next: Next) -> Response {
+    let (head, body) = request.into_parts();
+    let read = axum::body::to_bytes(body, MAX_BODY_BYTES);
+    let (status, why) = match tokio::time::timeout(BODY_TIMEOUT, read).await {
+        Ok(Ok(bytes)) => return next.run(Request::from_parts(head, Body::from(bytes))).await,
+        Ok(Err(_)) => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request body too large or broken",
+        ),
+        Err(_) => (StatusCode::REQUEST_TIMEOUT, "request body too slow"),
+    };
+    let close = [(header::CONNECTION, "close")];
+    (status, close, Json(json!({ "error": why }))).into_response()
+}
+
 fn router(app: Arc<App>) -> Router {
     Router::new()
         .route(
@@ -192,6 +216,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/verdict", post(verdict))
         .route("/api/undo", post(undo))
         .route("/doc/{hash}/{view}", get(document))
+        .layer(middleware::from_fn(body_in_time))
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
 }

@@ -13,7 +13,7 @@ pub mod progress;
 pub mod union_find;
 
 pub use choice::Choice;
-pub use output::write_atomically;
+pub use output::{write_atomically, written_beside, Written};
 pub use process::process_is_gone;
 pub use progress::Progress;
 pub use union_find::UnionFind;

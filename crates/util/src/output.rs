@@ -26,6 +26,34 @@ pub fn write_atomically(
             .flush()
             .with_context(|| format!("cannot write {}", path.display()));
     }
+    written_beside(path, write)?.persist()
+}
+
+/// An output written whole into a temporary file beside its target, not yet in
+/// its place: for outputs that go in together with others (see [`Written::persist`]).
+pub struct Written {
+    temp: tempfile::NamedTempFile,
+    path: std::path::PathBuf,
+}
+
+impl Written {
+    /// Renames the temporary file over the target.
+    pub fn persist(self) -> Result<()> {
+        let path = self.path;
+        self.temp
+            .persist(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(())
+    }
+}
+
+/// Writes what goes to `path` (a regular file) through `write` into a temporary
+/// file beside it, synced, as an ordinary file (0644); [`Written::persist`] puts it
+/// in place, and dropping it unpersisted removes it.
+pub fn written_beside(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<Written> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -47,9 +75,10 @@ pub fn write_atomically(
         .set_permissions(std::fs::Permissions::from_mode(0o644))
         .and_then(|()| temp.as_file().sync_all())
         .with_context(|| format!("cannot write {}", path.display()))?;
-    temp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    Ok(Written {
+        temp,
+        path: path.to_path_buf(),
+    })
 }
 
 /// Temporary outputs are `.twinpage-<pid of the writer>-<random>.tmp`.

@@ -83,56 +83,23 @@ impl ReviewStore {
     /// Adds pairs to the queue in one transaction. A pair already queued keeps its
     /// id and labels; its score is brought up to date. Returns how many were new.
     pub fn enqueue(&mut self, pairs: &[QueuedPair]) -> Result<usize> {
+        self.enqueue_batches(std::iter::once(Ok(pairs)))
+    }
+
+    /// Adds batches of pairs, each made when it is its turn (so that only one is in
+    /// memory at a time), as [`ReviewStore::enqueue`] does, all in one transaction:
+    /// a batch that fails to be made or written leaves the queue as it was.
+    pub fn enqueue_batches<B: std::borrow::Borrow<[QueuedPair]>>(
+        &mut self,
+        batches: impl IntoIterator<Item = Result<B>>,
+    ) -> Result<usize> {
         let now = now_ms();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut added = 0;
-        for pair in pairs {
-            for doc in [&pair.a, &pair.b] {
-                store_document(&tx, doc)?;
-            }
-            let identity = pair.identity();
-            let existed: bool = tx
-                .query_row(
-                    "SELECT 1 FROM pairs WHERE identity = ?1",
-                    [&identity],
-                    |_| Ok(()),
-                )
-                .optional()?
-                .is_some();
-            let columns: BTreeMap<&str, &str> = pair
-                .columns
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect();
-            tx.execute(
-                "INSERT INTO pairs (identity, url_a, url_b, doc_a, doc_b, query, source, columns,
-                     signal_names, signals, p_duplicate, model_id, explanation, queued_at, scored_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)
-                 ON CONFLICT(identity) DO UPDATE SET
-                     source = excluded.source, columns = excluded.columns,
-                     signal_names = excluded.signal_names, signals = excluded.signals,
-                     p_duplicate = excluded.p_duplicate, model_id = excluded.model_id,
-                     explanation = excluded.explanation, scored_at = excluded.scored_at",
-                params![
-                    identity,
-                    pair.url_a,
-                    pair.url_b,
-                    pair.a.hash,
-                    pair.b.hash,
-                    pair.query,
-                    pair.source,
-                    serde_json::to_string(&columns)?,
-                    serde_json::to_string(&pair.signal_names)?,
-                    serde_json::to_string(&pair.signals)?,
-                    pair.p_duplicate,
-                    pair.model_id,
-                    serde_json::to_string(&pair.explanation)?,
-                    now,
-                ],
-            )?;
-            added += usize::from(!existed);
+        for batch in batches {
+            added += insert_pairs(&tx, batch?.borrow(), now)?;
         }
         tx.commit()?;
         Ok(added)
@@ -308,4 +275,56 @@ impl ReviewStore {
         let rows: Vec<CellRow> = rows.collect::<rusqlite::Result<_>>()?;
         Ok(hint(&rows, &self.settled()?))
     }
+}
+
+/// Inserts (or brings up to date) `pairs` in the queue; how many were new.
+fn insert_pairs(tx: &rusqlite::Transaction, pairs: &[QueuedPair], now: i64) -> Result<usize> {
+    let mut added = 0;
+    for pair in pairs {
+        for doc in [&pair.a, &pair.b] {
+            store_document(tx, doc)?;
+        }
+        let identity = pair.identity();
+        let existed: bool = tx
+            .query_row(
+                "SELECT 1 FROM pairs WHERE identity = ?1",
+                [&identity],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some();
+        let columns: BTreeMap<&str, &str> = pair
+            .columns
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        tx.execute(
+                "INSERT INTO pairs (identity, url_a, url_b, doc_a, doc_b, query, source, columns,
+                     signal_names, signals, p_duplicate, model_id, explanation, queued_at, scored_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)
+                 ON CONFLICT(identity) DO UPDATE SET
+                     source = excluded.source, columns = excluded.columns,
+                     signal_names = excluded.signal_names, signals = excluded.signals,
+                     p_duplicate = excluded.p_duplicate, model_id = excluded.model_id,
+                     explanation = excluded.explanation, scored_at = excluded.scored_at",
+                params![
+                    identity,
+                    pair.url_a,
+                    pair.url_b,
+                    pair.a.hash,
+                    pair.b.hash,
+                    pair.query,
+                    pair.source,
+                    serde_json::to_string(&columns)?,
+                    serde_json::to_string(&pair.signal_names)?,
+                    serde_json::to_string(&pair.signals)?,
+                    pair.p_duplicate,
+                    pair.model_id,
+                    serde_json::to_string(&pair.explanation)?,
+                    now,
+                ],
+            )?;
+        added += usize::from(!existed);
+    }
+    Ok(added)
 }
