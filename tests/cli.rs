@@ -1396,3 +1396,53 @@ fn render_says_when_its_cache_cannot_be_written() {
         "{said}"
     );
 }
+
+/// A page whose script outgrows its browser's memory ceiling crashes the renderer
+/// its browser's tabs share: it fails, named, with its reason, and the pages that
+/// were rendering beside it render.
+#[test]
+fn a_page_that_outgrows_its_memory_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(
+        d.join("hog.html"),
+        "<html><body><p>hog</p><script>const a = []; \
+         for (;;) a.push(new Array(1e6).fill(1.5));</script></body></html>",
+    )
+    .unwrap();
+    for i in 1..=3 {
+        fs::write(
+            d.join(format!("ok{i}.html")),
+            format!(
+                "<html><body><p>page {i}</p><script>setTimeout(() => document.body\
+                 .insertAdjacentHTML('beforeend', '<p>late {i}</p>'), 1500)</script></body></html>"
+            ),
+        )
+        .unwrap();
+    }
+    let pairs = d.join("pairs.csv");
+    fs::write(
+        &pairs,
+        "url_a,url_b,html_a,html_b\nhttps://x.example/1,https://x.example/2,ok1.html,hog.html\n\
+         https://x.example/3,https://x.example/4,ok2.html,ok3.html\n",
+    )
+    .unwrap();
+    let out = twinpage()
+        .args(["render", "--tabs", "4", "--render-memory", "512", "--pairs"])
+        .arg(&pairs)
+        .arg("--cache")
+        .arg(d.join("cache"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        printed.contains("3 rendered now") && printed.contains("1 failed"),
+        "{printed}"
+    );
+    assert!(
+        said.contains("hog.html: out of memory (a browser process may take 512 MB"),
+        "{said}"
+    );
+}

@@ -9,7 +9,9 @@ use anyhow::Result;
 use twinpage::document::Skipped;
 use twinpage::model::Model;
 use twinpage::pipeline::{Batch, DocumentSet};
-use twinpage::render::{default_cache_dir, RenderOptions, RenderSettings, ServePolicy};
+use twinpage::render::{
+    default_cache_dir, RenderOptions, RenderSettings, ServePolicy, DEFAULT_MEMORY_PER_PROCESS,
+};
 use twinpage::signals::Layout;
 use twinpage::util::Choice;
 
@@ -32,6 +34,10 @@ pub(super) struct RenderArgs {
     /// Pages rendering at once, one tab each, eight tabs to a browser [default: 8 per core].
     #[arg(long, value_name = "N")]
     pub(super) tabs: Option<usize>,
+    /// Memory in MB each browser process may take (its page renderer, shared by
+    /// eight tabs, among them): a page that wants more is refused it, or fails.
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_MEMORY_PER_PROCESS >> 20)]
+    pub(super) render_memory: u64,
     /// What a rendered page may load from its folder besides itself.
     #[arg(long, value_parser = choice::<ServePolicy>(), value_name = "WHAT", default_value = ServePolicy::default().name())]
     pub(super) render_serve: ServePolicy,
@@ -61,8 +67,15 @@ impl RenderArgs {
             deadline: Duration::from_secs_f64(self.render_deadline),
             serve: self.render_serve,
             screenshots: self.screenshots,
+            memory_per_process: self.render_memory << 20,
             ..RenderOptions::default()
         };
+        if self.render_memory < 256 {
+            anyhow::bail!(
+                "--render-memory {}: a browser needs at least 256 MB",
+                self.render_memory
+            );
+        }
         if let Some(tabs) = self.tabs {
             if tabs == 0 {
                 anyhow::bail!("--tabs 0: give at least one tab");

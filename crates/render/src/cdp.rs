@@ -150,7 +150,7 @@ impl Connection {
     /// the session's events (see [`Connection::follow`]). The id is returned.
     pub(crate) fn send<C: Command>(&self, session: &str, command: &C) -> Result<u64> {
         let reply = lock(&self.routes).sessions.get(session).cloned();
-        let reply = reply.ok_or_else(|| anyhow!("the browser is gone"))?;
+        let reply = reply.ok_or(Lost::Browser)?;
         self.send_to(Some(session), command, reply)
     }
 
@@ -190,14 +190,14 @@ impl Connection {
         {
             let mut routes = lock(&self.routes);
             if self.closed() {
-                bail!("the browser is gone");
+                return Err(Lost::Browser.into());
             }
             routes.waiting.insert(id, reply);
         }
         let written = lock(&self.commands).write_all(&bytes);
         if let Err(error) = written {
             lock(&self.routes).waiting.remove(&id);
-            bail!("the browser is gone ({error})");
+            return Err(anyhow::Error::new(error).context(Lost::Browser));
         }
         Ok(id)
     }
@@ -257,6 +257,33 @@ impl ProtocolError {
     }
 }
 
+/// A render ended by a death that need not be its page's doing: the renderer
+/// process it shares with the other tabs of its browser (out of memory, say), or
+/// the whole browser. Such renders are tried again alone (`Renderer::render_each`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Lost {
+    Browser,
+    Renderer,
+}
+
+impl Lost {
+    /// Whether `error` is (or was caused by) such a death.
+    pub(crate) fn caused(error: &anyhow::Error) -> bool {
+        error.downcast_ref::<Lost>().is_some()
+    }
+}
+
+impl fmt::Display for Lost {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            Lost::Browser => "the browser is gone",
+            Lost::Renderer => "the page crashed its tab",
+        })
+    }
+}
+
+impl std::error::Error for Lost {}
+
 /// The next message on `channel`; None when `deadline` passes first, an error when
 /// the browser is gone or sent what could not be read.
 pub(crate) fn receive(channel: &Receiver<Delivery>, deadline: Instant) -> Result<Option<Message>> {
@@ -264,7 +291,7 @@ pub(crate) fn receive(channel: &Receiver<Delivery>, deadline: Instant) -> Result
     match channel.recv_timeout(wait) {
         Ok(delivery) => Ok(Some(delivery?)),
         Err(RecvTimeoutError::Timeout) => Ok(None),
-        Err(RecvTimeoutError::Disconnected) => bail!("the browser is gone"),
+        Err(RecvTimeoutError::Disconnected) => Err(Lost::Browser.into()),
     }
 }
 

@@ -62,7 +62,7 @@ mod tab;
 
 pub use cache::RenderCache;
 pub use document::read_document;
-pub use options::{RenderOptions, ServePolicy, CHROMIUM_BINARIES};
+pub use options::{RenderOptions, ServePolicy, CHROMIUM_BINARIES, DEFAULT_MEMORY_PER_PROCESS};
 pub use pack::{Pack, PACK_SUFFIX};
 pub use process::leave_interrupts_to_host;
 pub use rendered::{Rendered, StoredRender, RENDERER_VERSION};

@@ -25,6 +25,10 @@ fn installed_chromium() -> PathBuf {
     PathBuf::from(found.unwrap_or(&CHROMIUM_BINARIES[CHROMIUM_BINARIES.len() - 1]))
 }
 
+/// [`RenderOptions::memory_per_process`] unless told otherwise: 4 GiB. Eight tabs
+/// share a renderer, and heavy real pages take a few hundred megabytes each.
+pub const DEFAULT_MEMORY_PER_PROCESS: u64 = 4 << 30;
+
 /// How to run the browsers.
 #[derive(Clone, Debug)]
 pub struct RenderOptions {
@@ -41,6 +45,12 @@ pub struct RenderOptions {
     pub window: (u32, u32),
     /// What a page may load from its folder besides itself.
     pub serve: ServePolicy,
+    /// The most memory, in bytes, that each process of a browser (its page renderer
+    /// among them, shared by its tabs) may take for its data (`RLIMIT_DATA`): beyond
+    /// it allocations fail. A page that fills ArrayBuffers is refused them; one whose
+    /// scripts or DOM outgrow it crashes its renderer, and its render fails. Without
+    /// it one page took Chromium to 7.4 GB.
+    pub memory_per_process: u64,
     /// Take a screenshot of each page. Only a person reviewing a pair looks at one,
     /// and encoding it cost a large share of a render's CPU: off unless asked for
     /// (`score --review-db`, `--screenshots`).
@@ -57,6 +67,7 @@ impl Default for RenderOptions {
             deadline: Duration::from_secs(10),
             tabs: 8 * cores.max(1),
             window: (1280, 1024),
+            memory_per_process: DEFAULT_MEMORY_PER_PROCESS,
             screenshots: false,
             serve: ServePolicy::default(),
         }

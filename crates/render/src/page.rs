@@ -9,7 +9,7 @@
 //! (a script that never yields blocks every call into the page); later still it
 //! gives the tab up as hung, and the tab is closed (see [`Tab`]'s Drop).
 
-use crate::cdp::Message;
+use crate::cdp::{Lost, Message};
 use crate::protocol::{
     CaptureScreenshot, CloseTarget, Command, CreateIsolatedWorld, Evaluate, Event, GetTargets,
     HandleJavaScriptDialog, Lifecycle, Navigate, StopLoading, TerminateExecution,
@@ -187,7 +187,7 @@ impl<'a> Page<'a> {
                 self.tab.send(&HandleJavaScriptDialog { accept: true })?;
                 return Ok(());
             }
-            Event::TargetCrashed => bail!("the page crashed its tab"),
+            Event::TargetCrashed => return Err(Lost::Renderer.into()),
         }
         self.last_activity = Instant::now();
         Ok(())
@@ -283,7 +283,7 @@ impl<'a> Page<'a> {
             return_by_value: true,
         })?;
         if let Some(exception) = evaluation.exception_details {
-            bail!("measuring the page failed: {}", exception.text);
+            bail!("measuring the page failed: {}", exception.said());
         }
         let json = evaluation
             .value::<String>()

@@ -285,6 +285,27 @@ struct RemoteObject {
 #[derive(Deserialize)]
 pub(crate) struct ExceptionDetails {
     pub(crate) text: String,
+    /// What was thrown (`RangeError: Array buffer allocation failed`, say).
+    #[serde(default)]
+    pub(crate) exception: Option<Thrown>,
+}
+
+/// The object a script threw, as `Runtime.RemoteObject` describes it.
+#[derive(Deserialize)]
+pub(crate) struct Thrown {
+    #[serde(default)]
+    pub(crate) description: Option<String>,
+}
+
+impl ExceptionDetails {
+    /// The exception's text and, when given, what was thrown.
+    pub(crate) fn said(&self) -> String {
+        let thrown = self.exception.as_ref().and_then(|e| e.description.as_deref());
+        match thrown {
+            Some(thrown) => format!("{} {}", self.text, thrown.lines().next().unwrap_or("")),
+            None => self.text.clone(),
+        }
+    }
 }
 
 #[derive(Serialize)]

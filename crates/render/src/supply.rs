@@ -13,6 +13,7 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use crate::cache::RenderCache;
+use crate::cdp::Lost;
 use crate::document::read_document;
 use crate::options::RenderOptions;
 use crate::rendered::{Rendered, StoredRender};
@@ -159,6 +160,20 @@ pub fn supply(
     Ok((bodies, report))
 }
 
+/// The error of a page whose renderer or browser died even when it rendered alone
+/// (in the run, the other pages of its browser die with it, and pass alone): the
+/// page's own doing, most likely its memory.
+fn lost_alone(error: anyhow::Error, options: &RenderOptions) -> anyhow::Error {
+    if !Lost::caused(&error) {
+        return error;
+    }
+    error.context(format!(
+        "out of memory (a browser process may take {} MB: --render-memory) or a fault of \
+         the browser; it failed alone too",
+        options.memory_per_process >> 20
+    ))
+}
+
 /// Renders the documents missing from the cache and caches them.
 fn render_missing(
     requests: &[Request],
@@ -217,7 +232,12 @@ fn render_missing(
         .filter(|&index| matches!(*lock(&done[index]), Some(RenderedBody::Failed(_))))
         .collect();
     for index in failed {
-        keep(index, renderer.run(jobs[index]), true);
+        let result = renderer.run(jobs[index]);
+        keep(
+            index,
+            result.map_err(|e| lost_alone(e, &settings.options)),
+            true,
+        );
     }
     drop(renderer);
     report.not_cached = not_cached.into_inner().unwrap_or_else(|p| p.into_inner());

@@ -894,3 +894,55 @@ fn a_page_from_a_crawl_runs_the_script_archived_with_it_and_a_lone_copy_does_not
         assert!(!visible(crate::Replays::default()).contains("Old rail bridge"));
     }
 }
+
+/// A page that fills ArrayBuffers gets none beyond its browser's memory ceiling
+/// (it took Chromium to 7.4 GB with 24 of 256 MB). Once it lets them go the page
+/// is measured; one that holds on to them is measured only if what is left is
+/// enough, else its render fails with the reason.
+#[test]
+fn a_page_gets_no_memory_beyond_the_ceiling() {
+    let page = b"<!doctype html><html><body><p>filling buffers</p><script>\
+        const kept = []; try { for (let i = 0; i < 12; i++) { \
+        const b = new ArrayBuffer(256 * 1024 * 1024); new Uint8Array(b).fill(1); kept.push(b); } \
+        } catch (e) {} document.body.insertAdjacentHTML('beforeend', \
+        '<p>allocated ' + kept.length + '</p>'); kept.length = 0;</script></body></html>";
+    let dir = site(&[("page.html", page)]);
+    let renderer = start(RenderOptions {
+        tabs: 1,
+        memory_per_process: 1 << 30,
+        ..RenderOptions::default()
+    });
+    let started = Instant::now();
+    let rendered = renderer
+        .render(&dir.path().join("page.html"))
+        .expect("renders");
+    let allocated: usize = rendered
+        .visible_text
+        .split("allocated ")
+        .nth(1)
+        .and_then(|n| n.trim().parse().ok())
+        .expect("the page said how many buffers it got");
+    assert!(allocated <= 3, "{allocated} buffers of 256 MB within 1 GiB");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// A page gets no window but its own: 1,000 popups took 5.1 GB and 46.7 s
+/// against a 10 s deadline.
+#[test]
+fn popups_are_refused_and_the_deadline_holds() {
+    let page = b"<!doctype html><html><body><p>popups</p><script>let n = 0; \
+        for (let i = 0; i < 1000; i++) { if (window.open('about:blank', '_blank')) n++; } \
+        document.body.insertAdjacentHTML('beforeend', '<p>opened ' + n + '</p>');\
+        </script></body></html>";
+    let dir = site(&[("page.html", page)]);
+    let started = Instant::now();
+    let rendered = renderer(10, 1)
+        .render(&dir.path().join("page.html"))
+        .expect("renders");
+    assert!(
+        rendered.visible_text.contains("opened 0"),
+        "{}",
+        rendered.visible_text
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
