@@ -300,7 +300,10 @@ pub(crate) struct Thrown {
 impl ExceptionDetails {
     /// The exception's text and, when given, what was thrown.
     pub(crate) fn said(&self) -> String {
-        let thrown = self.exception.as_ref().and_then(|e| e.description.as_deref());
+        let thrown = self
+            .exception
+            .as_ref()
+            .and_then(|e| e.description.as_deref());
         match thrown {
             Some(thrown) => format!("{} {}", self.text, thrown.lines().next().unwrap_or("")),
             None => self.text.clone(),
