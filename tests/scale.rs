@@ -301,3 +301,114 @@ fn a_failure_on_an_executor_is_a_message_and_no_output() {
         .collect();
     assert_eq!(left.len(), 1, "{left:?}");
 }
+
+/// `scale/cluster.sh ACTION` for the cluster of this test: ports of its own, its state
+/// in `state`.
+fn cluster(action: &str, state: &Path) -> std::process::Output {
+    Command::new("scale/cluster.sh")
+        .arg(action)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SPARK_MASTER_PORT", "7277")
+        .env("SPARK_MASTER_WEBUI_PORT", "8280")
+        .env("TWINPAGE_SPARK_CLUSTER", state)
+        .output()
+        .unwrap()
+}
+
+/// Takes the cluster down however the test ends.
+struct Down<'a>(&'a Path);
+
+impl Drop for Down<'_> {
+    fn drop(&mut self) {
+        cluster("down", self.0);
+    }
+}
+
+/// Processes whose command line names the test cluster's master.
+fn cluster_processes() -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains("127.0.0.1:7277") || cmdline.contains("--port 7277") {
+            found.push(cmdline);
+        }
+    }
+    found
+}
+
+/// A standalone cluster of separate JVMs on this machine (`scale/cluster.sh`): a
+/// master and two workers come up, the driver submitted to the master writes the
+/// bytes of the one-machine command, and `down` leaves no JVM.
+#[test]
+fn a_standalone_cluster_of_two_workers_writes_what_one_machine_writes() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scale-cluster");
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let status = Command::new("python3")
+        .arg("scripts/synthetic-corpus.py")
+        .arg(&dir)
+        .args(["--docs", "2000"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "scripts/synthetic-corpus.py failed");
+    let docs = dir.join("docs.csv").display().to_string();
+    let path = |name: &str| dir.join(name).display().to_string();
+    let state = dir.join("cluster");
+    let _down = Down(&state);
+
+    let up = cluster("up", &state);
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&up.stdout),
+        "spark://127.0.0.1:7277\n"
+    );
+    let seen = cluster("status", &state);
+    assert!(
+        String::from_utf8_lossy(&seen.stdout).contains("with 2 live worker(s)"),
+        "{}",
+        String::from_utf8_lossy(&seen.stdout)
+    );
+    let jvms = cluster_processes();
+    assert_eq!(jvms.len(), 3, "a master and two workers: {jvms:#?}");
+
+    succeeds(spark(&[
+        "candidates",
+        "--master",
+        "spark://127.0.0.1:7277",
+        "--docs",
+        &docs,
+        "--out",
+        &path("cluster.csv"),
+    ]));
+    one_machine(&[
+        "candidates",
+        "--docs",
+        &docs,
+        "--method",
+        "lsh",
+        "--out",
+        &path("one.csv"),
+    ]);
+    same(&dir.join("one.csv"), &dir.join("cluster.csv"));
+
+    let down = cluster("down", &state);
+    assert!(
+        down.status.success(),
+        "{}",
+        String::from_utf8_lossy(&down.stderr)
+    );
+    assert_eq!(
+        cluster_processes(),
+        Vec::<String>::new(),
+        "JVMs left after down"
+    );
+    assert!(!cluster("status", &state).status.success());
+}
