@@ -324,15 +324,61 @@ impl Drop for Down<'_> {
     }
 }
 
-/// Processes whose command line names the test cluster's master.
-fn cluster_processes() -> Vec<String> {
+/// Every live process and its parent.
+fn parents() -> Vec<(i32, i32)> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let stat = fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // pid (comm) state ppid ...: the comm may hold spaces, not a ')'.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok());
+        if let Some(ppid) = ppid {
+            found.push((pid, ppid));
+        }
+    }
+    found
+}
+
+/// `root` and every process below it (the worker, its executor, the executor's Python
+/// workers, which put themselves in a process group of their own, and the binary).
+fn process_tree(root: i32) -> Vec<i32> {
+    let all = parents();
+    let mut tree = vec![root];
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(all.iter().filter(|&&(_, p)| p == parent).map(|&(c, _)| c));
+        i += 1;
+    }
+    tree
+}
+
+/// Whether `twinpage sketch` runs among `pids`.
+fn sketching(pids: &[i32]) -> bool {
+    pids.iter().any(|pid| {
+        let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        String::from_utf8_lossy(&cmdline)
+            .replace('\0', " ")
+            .contains(" sketch ")
+    })
+}
+
+/// Processes of the test cluster: those whose command line names its master, and
+/// those working in its state folder (the executors, in their workers' folders).
+fn cluster_processes(state: &Path) -> Vec<String> {
     let mut found = Vec::new();
     for entry in fs::read_dir("/proc").unwrap().flatten() {
         let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
             continue;
         };
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if cmdline.contains("127.0.0.1:7277") || cmdline.contains("--port 7277") {
+        let cwd = fs::read_link(entry.path().join("cwd")).unwrap_or_default();
+        let names_master = cmdline.contains("127.0.0.1:7277") || cmdline.contains("--port 7277");
+        if names_master || cwd.starts_with(state) {
             found.push(cmdline);
         }
     }
@@ -341,7 +387,8 @@ fn cluster_processes() -> Vec<String> {
 
 /// A standalone cluster of separate JVMs on this machine (`scale/cluster.sh`): a
 /// master and two workers come up, the driver submitted to the master writes the
-/// bytes of the one-machine command, and `down` leaves no JVM.
+/// bytes of the one-machine command, again when a worker is killed mid-job, and
+/// `down` leaves no JVM.
 #[test]
 fn a_standalone_cluster_of_two_workers_writes_what_one_machine_writes() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scale-cluster");
@@ -376,7 +423,7 @@ fn a_standalone_cluster_of_two_workers_writes_what_one_machine_writes() {
         "{}",
         String::from_utf8_lossy(&seen.stdout)
     );
-    let jvms = cluster_processes();
+    let jvms = cluster_processes(&state);
     assert_eq!(jvms.len(), 3, "a master and two workers: {jvms:#?}");
 
     succeeds(spark(&[
@@ -399,6 +446,50 @@ fn a_standalone_cluster_of_two_workers_writes_what_one_machine_writes() {
     ]);
     same(&dir.join("one.csv"), &dir.join("cluster.csv"));
 
+    // The same with a worker lost mid-job, as a machine is: the worker and every
+    // process below it (its executor, Python workers, the binary) killed while it
+    // sketches. Spark runs its tasks
+    // again on the other worker, and every task writes only what it returns.
+    let run = Command::new("scale/run-local.sh")
+        .args([
+            "candidates",
+            "--master",
+            "spark://127.0.0.1:7277",
+            "--docs",
+            &docs,
+        ])
+        .args(["--out", &path("lost.csv")])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("TWINPAGE_BIN", env!("CARGO_BIN_EXE_twinpage"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let worker: i32 = fs::read_to_string(state.join("worker1.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !sketching(&process_tree(worker)) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "worker 1 never ran a sketch task"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    for pid in process_tree(worker) {
+        // SAFETY: kill(2) of processes this test's cluster started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    succeeds(run.wait_with_output().unwrap());
+    same(&dir.join("one.csv"), &dir.join("lost.csv"));
+    let seen = cluster("status", &state);
+    assert!(
+        String::from_utf8_lossy(&seen.stdout).contains("with 1 live worker(s)"),
+        "{}",
+        String::from_utf8_lossy(&seen.stdout)
+    );
+
     let down = cluster("down", &state);
     assert!(
         down.status.success(),
@@ -406,7 +497,7 @@ fn a_standalone_cluster_of_two_workers_writes_what_one_machine_writes() {
         String::from_utf8_lossy(&down.stderr)
     );
     assert_eq!(
-        cluster_processes(),
+        cluster_processes(&state),
         Vec::<String>::new(),
         "JVMs left after down"
     );
