@@ -1,16 +1,17 @@
-"""twinpage on Spark: candidate pairs, scores and clusters of a docs table.
+"""twinpage on Spark: the candidate pairs of a docs table, or a crawl's duplicates.
 
-    driver.py --binary TWINPAGE candidates --docs docs.csv --out pairs.csv [options]
-    driver.py --binary TWINPAGE pipeline --docs docs.csv --out DIR [options]
+    driver.py --binary TWINPAGE [--master URL] candidates --docs docs.csv --out pairs.csv [options]
+    driver.py --binary TWINPAGE [--master URL] dedupe INPUT... --out DIR [options]
 
-Each step gives the same bytes as the one-machine command with the same options:
-`candidates` as `twinpage candidates --method lsh`, `pipeline` writes DIR/candidates.csv,
-DIR/scores.csv (`twinpage score`) and DIR/clusters.csv (`twinpage cluster`). The work
-that grows with the corpus runs on the executors: the binary sketches each partition of
-the docs table (`twinpage sketch`), Spark joins documents on (band, key), verifies each
-pair by its estimated Jaccard, the binary scores each partition of the pairs, and Spark
-finds the connected components of the pairs decided duplicate. scale/run-local.sh runs
-it in local mode; docs/scale.md says how to submit it to a cluster.
+Each gives what the one-machine command with the same options gives: `candidates` the
+bytes of `twinpage candidates --method lsh`, `dedupe` the run folder of `twinpage dedupe`
+(docs.csv and pages/ of a crawl, candidates.csv, pairs.csv, clusters.csv, summary.json,
+report.html). Spark only moves rows: every computation on pages is the binary's, run on
+each partition (sketches, verification of a pair, scores, which pairs join a cluster,
+the place of each document and the pairs still to judge, the keep rule); Spark joins
+documents on their band keys, finds the connected components of the pairs that join,
+and sorts. scale/run.sh runs it (local mode by default); docs/scale.md says how to
+submit it to a cluster.
 """
 
 import argparse
@@ -30,6 +31,9 @@ from pyspark import SparkConf, SparkContext
 DECISION_COLUMNS = ["p_duplicate", "p_spread", "confidence", "decision", "decided_by"]
 # What `twinpage sketch` writes before the docs table's other columns.
 SKETCH_COLUMNS = ["url", "html", "rendered", "domain", "status", "words", "bands", "minhashes", "error"]
+# What `twinpage settle place` reads of a judged pair, and writes per document.
+JUDGED_COLUMNS = ["html_a", "html_b", "p_duplicate", "decision", "decided_by"]
+PLACE_COLUMNS = ["cluster", "keep", "joined", "why", "url", "source", "html"]
 STARTED = time.monotonic()
 
 
@@ -60,35 +64,38 @@ def main():
 
 
 def parse_args():
-    ap = argparse.ArgumentParser(prog="scale/run-local.sh", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--binary", required=True, help="the twinpage binary (run-local.sh sets it)")
+    ap = argparse.ArgumentParser(prog="scale/run.sh", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--binary", required=True, help="the twinpage binary (run.sh sets it)")
+    ap.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    ap.add_argument("--partitions", type=int, help="partitions of the docs table, the pairs and "
+                    "every shuffle (default: twice the cores in local mode, else Spark's default)")
     commands = ap.add_subparsers(dest="command", required=True)
-    for name, out_help in [("candidates", "output pair file"), ("pipeline", "output folder")]:
-        p = commands.add_parser(name)
-        p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
-        p.add_argument("--partitions", type=int, help="partitions of the docs table, the pairs and "
-                       "every shuffle (default in local mode: twice the cores)")
-        p.add_argument("--docs", required=True, help="docs.csv (url,html[,rendered], other columns kept)")
-        p.add_argument("--out", required=True, help=out_help)
-        p.add_argument("--method", default="lsh", choices=["simhash", "minhash", "combined", "pugh", "lsh"])
-        p.add_argument("--sites", default="all", choices=["all", "same", "cross"])
-        p.add_argument("--skip-bad", action="store_true")
-        p.add_argument("--text", choices=["core", "visible"])
-        p.add_argument("--threshold")
-        p.add_argument("--lsh-hashes")
-        p.add_argument("--lsh-shingle-words")
-        # Sketches take a document's stored or cached render, as `twinpage candidates` does.
-        p.add_argument("--no-render", action="store_true")
-        p.add_argument("--cache", help="render cache folder")
-        if name == "pipeline":
-            p.add_argument("--model", help="as `twinpage score --model`")
-            p.add_argument("--fetched-model", help="as `twinpage score --fetched-model`")
-            p.add_argument("--render", choices=["auto", "always", "never"])
-            p.add_argument("--max-size", type=int, default=50, help="as `twinpage cluster --max-size`")
+    p = commands.add_parser("candidates", help="as `twinpage candidates --method lsh`")
+    p.add_argument("--docs", required=True, help="docs.csv (url,html[,rendered], other columns kept)")
+    p.add_argument("--out", required=True, help="output pair file")
+    p.add_argument("--method", default="lsh", choices=["simhash", "minhash", "combined", "pugh", "lsh"])
+    p.add_argument("--sites", default="all", choices=["all", "same", "cross"])
+    p.add_argument("--skip-bad", action="store_true")
+    p.add_argument("--text", choices=["core", "visible"])
+    p.add_argument("--threshold")
+    p.add_argument("--lsh-hashes")
+    p.add_argument("--lsh-shingle-words")
+    # Sketches take a document's stored or cached render, as `twinpage candidates` does.
+    p.add_argument("--no-render", action="store_true")
+    p.add_argument("--cache", help="render cache folder")
+    p = commands.add_parser("dedupe", help="as `twinpage dedupe`")
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="crawl files (.warc, .warc.gz, .wacz, .jsonl), or one docs.csv")
+    p.add_argument("--out", required=True, help="run folder")
+    p.add_argument("--model", help="as `twinpage dedupe --model`")
+    p.add_argument("--fetched-model", help="as `twinpage dedupe --fetched-model`")
+    p.add_argument("--no-render", action="store_true", help="fetched bodies only (no browser)")
+    p.add_argument("--cache", help="render cache folder (executors render pages missing from it)")
+    p.add_argument("--render-deadline")
+    p.add_argument("--render-memory")
+    p.add_argument("--tabs")
     args = ap.parse_args()
-    if getattr(args, "max_size", 0) < 0:
-        ap.error(f"--max-size {args.max_size}: give a number of documents, 0 or more")
-    if args.method != "lsh":
+    if args.command == "candidates" and args.method != "lsh":
         ap.error(f"--method {args.method} is not supported on Spark yet: use --method lsh")
     return args
 
@@ -97,13 +104,18 @@ def run(args):
     # Executors run the binary as named: a relative path is found in their working folder,
     # where spark-submit --files puts it (docs/scale.md).
     binary = args.binary
-    docs = os.path.abspath(args.docs)
-    if not os.path.isfile(docs):
-        raise Failure(f"--docs {args.docs}: no such file (give a docs.csv with columns url,html)")
-    sketch_options = options(args, ["text", "threshold", "lsh_hashes", "lsh_shingle_words",
-                                     "no_render", "cache"])
-    # Checks the options on the driver, before Spark starts, and says what verifying needs.
-    plan = json.loads(call([binary, "sketch", "--plan", *sketch_options], "the sketch options"))
+    if args.command == "candidates":
+        docs = os.path.abspath(args.docs)
+        if not os.path.isfile(docs):
+            raise Failure(f"--docs {args.docs}: no such file (give a docs.csv with columns url,html)")
+        sketch_options = options(args, ["text", "threshold", "lsh_hashes", "lsh_shingle_words",
+                                         "no_render", "cache"])
+        verify_options = options(args, ["threshold", "lsh_hashes", "lsh_shingle_words", "sites"])
+    else:
+        docs = dedupe_docs(args)
+    # Checks the options on the driver, before Spark starts, and says how sketches band.
+    plan = json.loads(call([binary, "sketch", "--plan", *(sketch_options if args.command == "candidates" else [])],
+                           "the sketch options"))
 
     log4j = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
     conf = (SparkConf().setMaster(args.master).setAppName("twinpage")
@@ -118,80 +130,258 @@ def run(args):
     sc.setLogLevel("FATAL")  # the driver says what went wrong, without Java stacks
     try:
         if args.command == "candidates":
-            head, pairs = candidates(sc, args, binary, docs, args.out, plan, sketch_options)
+            head, pairs = candidates(sc, args.skip_bad, binary, docs, args.out, plan, sketch_options,
+                                     verify_options)
             with output(args.out) as f:
                 write_rows(f, itertools.chain([head], pairs.toLocalIterator()))
             say(f"{pairs.count()} candidate pairs by lsh in {args.out}")
         else:
-            pipeline(sc, args, binary, docs, plan, sketch_options)
+            dedupe(sc, args, binary, docs, plan)
     finally:
         sc.stop()
 
 
-def pipeline(sc, args, binary, docs, plan, sketch_options):
-    os.makedirs(args.out, exist_ok=True)
-    candidates_csv = os.path.join(args.out, "candidates.csv")
-    head, pairs = candidates(sc, args, binary, docs, candidates_csv, plan, sketch_options)
-    with output(candidates_csv) as f:
-        write_rows(f, itertools.chain([head], pairs.toLocalIterator()))
-    say(f"{pairs.count()} candidate pairs by lsh")
-
-    # As given: the binary on each executor resolves them, and picks its default model,
-    # as it does on one machine (in local mode, executors work in the current folder).
-    score_options = options(args, ["model", "fetched_model", "render", "no_render", "cache"])
-    base = os.path.dirname(os.path.abspath(candidates_csv))
-    # Each partition keeps its place in the sorted pairs, so the output keeps their order.
-    scored = pairs.mapPartitions(lambda rows: score_partition(rows, head, binary, base, score_options))
-    scored = scored.persist()
-    scored.count()  # all partitions at once; writing then reads them one at a time
-    with output(os.path.join(args.out, "scores.csv")) as f:
-        write_rows(f, itertools.chain([head + DECISION_COLUMNS], scored.toLocalIterator()))
-    say(f"{scored.count()} pairs scored")
-
-    found = clusters(scored, head, args.max_size)
-    found.count()
-    with output(os.path.join(args.out, "clusters.csv")) as f:
-        write_rows(f, itertools.chain([["cluster", "size", "status", "url", "html"]], found.toLocalIterator()))
-    say(f"{found.count()} documents in clusters; candidates.csv, scores.csv, clusters.csv in {args.out}")
+def dedupe_docs(args):
+    """Opens the run as `twinpage dedupe` does (options and models checked, a folder of
+    another command refused) and reads crawls into it; the run's docs table."""
+    inputs = [os.path.abspath(i) for i in args.inputs]
+    args.out = os.path.abspath(args.out)
+    for i in inputs:
+        if os.path.isdir(i):
+            raise Failure(f"{i}: a folder; on Spark give a docs.csv (url,html) or crawl files")
+    say("opening the run (and reading the crawl, if any) with twinpage dedupe --until read")
+    call([args.binary, "dedupe", *inputs, "--out", args.out, *dedupe_options(args), "--until", "read"],
+         "twinpage dedupe --until read")
+    if len(inputs) == 1 and inputs[0].endswith(".csv"):
+        return inputs[0]
+    return os.path.join(args.out, "docs.csv")
 
 
-def candidates(sc, args, binary, docs, out, plan, sketch_options):
-    """The pair file's header, and its rows sorted as `twinpage candidates` writes them
-    (by the two documents' numbers in the docs table)."""
-    parts = sc.defaultParallelism
-    # Fields may span lines, so a file is read whole by one task (the sketching, which
-    # costs, is spread below); Python's csv reads it as the binary's csv crate does
-    # (RFC 4180, blank lines skipped), where Spark SQL's CSV reader would differ in
-    # details and cost a dozen seconds of start-up.
-    table = sc.wholeTextFiles(docs, minPartitions=1).values()
+def dedupe_options(args):
+    """The options of `twinpage dedupe` as given (they make the run's command)."""
+    return options(args, ["model", "fetched_model", "no_render", "cache", "render_deadline",
+                          "render_memory", "tabs"])
+
+
+def rendering_options(args):
+    """How executors render, as `dedupe` does: pages of crawls replay from them."""
+    if args.no_render:
+        return ["--no-render"]
+    return ["--replay-run", args.out, *options(args, ["cache", "render_deadline", "render_memory", "tabs"])]
+
+
+def dedupe(sc, args, binary, docs, plan):
+    """`twinpage dedupe`'s stages, each skipped when an earlier run finished it."""
+    out = args.out
+    candidates_csv, pairs_csv = os.path.join(out, "candidates.csv"), os.path.join(out, "pairs.csv")
+    rendering = rendering_options(args)
+    seconds = {}
+    if not os.path.isfile(candidates_csv):
+        started = time.monotonic()
+        # dedupe's candidates: the default banding, core text, pages built by script rendered.
+        sketch_options = rendering if args.no_render else ["--render-thin", *rendering]
+        head, pairs = candidates(sc, True, binary, docs, candidates_csv, plan, sketch_options, [],
+                                 quiet=True)
+        with output(candidates_csv) as f:
+            write_rows(f, itertools.chain([head], pairs.toLocalIterator()))
+        seconds["candidates"] = time.monotonic() - started
+        say(f"{pairs.count()} candidate pairs")
+    # As dedupe scores: the cascade of both models, or the fetched-only model alone.
+    score_options = rendering + options(args, ["fetched_model"] if args.no_render else ["model", "fetched_model"])
+    if not os.path.isfile(pairs_csv):
+        started = time.monotonic()
+        score_file(sc, binary, candidates_csv, pairs_csv, score_options)
+        seconds["score"] = time.monotonic() - started
+        say("candidate pairs scored")
+    started = time.monotonic()
+    placed = settle(sc, binary, out, docs, score_options)
+    fd, placed_csv = tempfile.mkstemp(prefix=".placed-", suffix=".csv", dir=out)
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            write_rows(f, itertools.chain([PLACE_COLUMNS], placed.toLocalIterator()))
+        print(call([binary, "settle", "finish", "--run", out, "--placed", placed_csv],
+                   "twinpage settle finish"), end="")
+    finally:
+        os.unlink(placed_csv)
+    seconds["clusters"] = time.monotonic() - started
+    with output(os.path.join(out, "times.json")) as f:
+        json.dump({"seconds": {k: round(v, 2) for k, v in seconds.items()}, "spark": True}, f, indent=2)
+
+
+def read_table(sc, path):
+    """A CSV file's header and its rows as (number, fields), numbered from 0. Fields may
+    span lines, so a file is read whole by one task (the work on its rows is spread
+    after); Python's csv reads it as the binary's csv crate does (RFC 4180, blank lines
+    skipped), where Spark SQL's CSV reader would differ in details and cost a dozen
+    seconds of start-up."""
+    table = sc.wholeTextFiles(path, minPartitions=1).values()
     rows = table.flatMap(lambda text: filter(None, csv.reader(io.StringIO(text, newline="")))).zipWithIndex()
-    header = [h.lstrip("\ufeff").strip() for h in rows.first()[0]]
+    first = rows.take(1)
+    if not first:
+        raise Failure(f"{path}: empty (a CSV file starts with its header)")
+    header = [h.lstrip("\ufeff").strip() for h in first[0][0]]
     ragged = rows.filter(lambda r: len(r[0]) != len(header)).take(1)
     if ragged:
-        raise Failure(f"{docs} row {ragged[0][1]}: {len(ragged[0][0])} fields where the header has "
+        raise Failure(f"{path} row {ragged[0][1]}: {len(ragged[0][0])} fields where the header has "
                       f"{len(header)}")
-    documents = rows.filter(lambda r: r[1] > 0).map(lambda r: (r[1] - 1, r[0])).repartition(parts)
+    return header, rows.filter(lambda r: r[1] > 0).map(lambda r: (r[1] - 1, r[0]))
+
+
+def score_file(sc, binary, pairs_csv, out, score_options):
+    """`twinpage score` of a pair file, a partition at a time, rows kept in order."""
+    head, rows = read_table(sc, pairs_csv)
+    base = os.path.dirname(os.path.abspath(pairs_csv))
+    rows = rows.sortByKey(numPartitions=sc.defaultParallelism).values()
+    scored = rows.mapPartitions(lambda part: score_partition(part, head, binary, base, score_options))
+    scored = scored.persist()
+    scored.count()  # all partitions at once; writing then reads them one at a time
+    with output(out) as f:
+        write_rows(f, itertools.chain([head + DECISION_COLUMNS], scored.toLocalIterator()))
+
+
+def settle(sc, binary, out, docs, score_options):
+    """Every document's place, as `dedupe` settles it: the pairs that join (the binary
+    says which) make connected components, found by Spark; each partition of whole
+    components goes to `twinpage settle place`, which places their documents or names
+    the pairs of a kept page and a member it needs judged first; those pairs are scored
+    (`verify-N.csv`, `verify-N.scored.csv` of the run, as on one machine) and the
+    components still open placed again. The rows of `settle place`, by document."""
+    parts = sc.defaultParallelism
+    base = os.path.dirname(docs)
+    pairs_out = os.path.join(out, "candidates.csv")
+    header, documents = read_table(sc, docs)
+    # (number, [url, source, html]): html names the body as the run's pairs do.
+    members = documents.repartition(parts).mapPartitions(
+        lambda part: members_partition(part, header, binary, base, pairs_out)).persist()
+    judged = [judged_rows(sc, os.path.join(out, "pairs.csv"), 0)]
+    edges = judged[0].values().mapPartitions(lambda part: joins_partition(part, binary)).filter(
+        lambda e: e[0] != e[1])
+    # Body -> the smallest body of its component; a body in no joining pair is its own.
+    component = components(edges)
+    grouped = (members.map(lambda m: (m[1][2], m))
+               .leftOuterJoin(component)
+               .map(lambda kv: (kv[1][1] or kv[0], kv[1][0]))).persist()
+    group_of_body = grouped.map(lambda g: (g[1][1][2], g[0])).distinct().persist()
+    say(f"{grouped.count()} documents in {grouped.keys().distinct().count()} groups of components")
+    placed, open_groups = sc.emptyRDD(), grouped
+    for round_ in itertools.count(1):
+        by_group = (sc.union(judged).map(lambda j: (j[1][0], j))
+                    .join(group_of_body).map(lambda kv: (kv[1][1], kv[1][0])))
+        result = open_groups.cogroup(by_group, numPartitions=parts).mapPartitions(
+            lambda part: place_partition(part, binary, base, header, pairs_out, round_)).persist()
+        needed = result.filter(lambda r: r[0] == "needed").map(lambda r: (r[1], r[2]))
+        pending = needed.map(lambda n: (n[0], None)).distinct().persist()
+        settled = result.filter(lambda r: r[0] == "placed").map(lambda r: (r[1], r[2])).subtractByKey(pending)
+        placed = placed.union(settled.values())
+        if pending.isEmpty():
+            break
+        asked, scored = (os.path.join(out, f) for f in (f"verify-{round_}.csv", f"verify-{round_}.scored.csv"))
+        if not os.path.isfile(scored):
+            rows = sorted(needed.values().collect())
+            say(f"round {round_}: {len(rows)} pair(s) of a kept page and a member never judged")
+            with output(asked) as f:
+                write_rows(f, itertools.chain([["url_a", "url_b", "html_a", "html_b"]], rows))
+            score_file(sc, binary, asked, scored, score_options)
+        judged.append(judged_rows(sc, scored, round_))
+        open_groups = grouped.join(pending).mapValues(lambda v: v[0])
+    return placed.sortByKey(numPartitions=parts).values()
+
+
+def judged_rows(sc, scored_csv, file_number):
+    """The judgements of a scored pair file: ((file, row), [html_a, html_b, p, decision, by])."""
+    header, rows = read_table(sc, scored_csv)
+    missing = [c for c in JUDGED_COLUMNS if c not in header]
+    if missing:
+        raise Failure(f"{scored_csv}: no column {missing[0]} (is it the output of `twinpage score`?)")
+    at = [header.index(c) for c in JUDGED_COLUMNS]
+    return rows.map(lambda r: ((file_number, r[0]), [r[1][i].strip() for i in at])).persist()
+
+
+def members_partition(part, header, binary, base, pairs_out):
+    """`twinpage settle members` of a partition of the docs table: (number, [url,
+    source, html, the row's fields])."""
+    part = sorted(part)
+    if not part:
+        return
+    _, rows = run_on_partition(binary, ["settle", "members"], "--docs", header,
+                               (fields for _, fields in part),
+                               ["--base", base, "--pairs-out", pairs_out])
+    for (number, fields), member in zip(part, rows[1:], strict=True):
+        yield number, [*member, fields]
+
+
+def joins_partition(rows, binary):
+    """`twinpage settle joins` of judged rows: the (html_a, html_b) that join a cluster."""
+    rows = list(rows)
+    if not rows:
+        return
+    _, edges = run_on_partition(binary, ["settle", "joins"], "--judged", JUDGED_COLUMNS, rows, [])
+    yield from (tuple(e) for e in edges[1:])
+
+
+def place_partition(part, binary, base, header, pairs_out, round_):
+    """`twinpage settle place` of the groups of a partition: ("placed", group, (number,
+    row)) for each document, ("needed", group, pair) for each pair to judge first."""
+    documents, judged, group_of = [], [], {}
+    for group, (members, judgements) in part:
+        for number, member in members:
+            documents.append((number, group, member))
+            group_of[member[2]] = group
+        judged.extend(judgements)
+    if not documents:
+        return
+    documents.sort()
+    judged.sort()
+    with tempfile.TemporaryDirectory(prefix="twinpage-spark-") as tmp:
+        files = {n: os.path.join(tmp, n) for n in ("docs.csv", "judged.csv", "placed.csv", "needed.csv")}
+        with open(files["judged.csv"], "w", newline="", encoding="utf-8") as f:
+            write_rows(f, itertools.chain([JUDGED_COLUMNS], (j for _, j in judged)))
+        with open(files["docs.csv"], "w", newline="", encoding="utf-8") as f:
+            # The documents' rows as the docs table has them, in its order.
+            write_rows(f, itertools.chain([header], (m[3] for _, _, m in documents)))
+        call([binary, "--threads", "1", "settle", "place", "--docs", files["docs.csv"], "--base", base,
+              "--pairs-out", pairs_out, "--judged", files["judged.csv"], "--round", str(round_),
+              "--out", files["placed.csv"], "--needed", files["needed.csv"]], "twinpage settle place")
+        with open(files["placed.csv"], newline="", encoding="utf-8") as f:
+            placed = list(csv.reader(f))[1:]
+        with open(files["needed.csv"], newline="", encoding="utf-8") as f:
+            needed = list(csv.reader(f))[1:]
+    for (number, group, _), row in zip(documents, placed, strict=True):
+        yield "placed", group, (number, row)
+    for pair in needed:
+        yield "needed", group_of[pair[2]], pair
+
+
+def candidates(sc, skip_bad, binary, docs, out, plan, sketch_options, verify_options, quiet=False):
+    """The pair file's header, and its rows sorted as `twinpage candidates` writes them
+    (by the two documents' numbers in the docs table). `quiet`: unreadable documents
+    are skipped without a list, as `dedupe` skips them."""
+    parts = sc.defaultParallelism
+    header, documents = read_table(sc, docs)
+    documents = documents.repartition(parts)
     base = os.path.dirname(docs)
     sketches = documents.mapPartitions(
         lambda part: sketch_partition(part, header, binary, base, out, sketch_options)).persist()
-    check_sketches(sketches, args, docs, out)
+    check_sketches(sketches, skip_bad or quiet, docs, None if quiet else out)
     say(f"{sketches.count()} documents sketched")
 
     ok = sketches.filter(lambda s: s[1]["status"] == "ok")
-    # Document number -> (min-values, pair-file side, registered domain), for documents with bands.
+    # Document number -> (min-values, registered domain, pair-file side), for documents with bands.
     usable = ok.filter(lambda s: s[1]["bands"]).mapValues(
-        lambda d: (d["minhashes"], d["side"], d["domain"])).persist()
+        lambda d: (d["minhashes"], d["domain"], d["side"])).persist()
     looked_at = (ok.flatMap(lambda s: (((band, key), s[0]) for band, key in enumerate(s[1]["bands"])))
                  .groupByKey()
                  .flatMap(lambda kv: itertools.combinations(sorted(kv[1]), 2))
                  .distinct())
     # Each pair meets both documents' values in one join (a document's values cross the
-    # shuffle once per pair it is in), then the two halves meet by pair.
+    # shuffle once per pair it is in), then the two halves meet by pair, and the binary
+    # says which pairs `candidates` keeps.
     verified = (looked_at.flatMap(lambda p: [(p[0], p), (p[1], p)])
                 .join(usable)
                 .map(lambda x: (x[1][0], (x[0], x[1][1])))
                 .groupByKey()
-                .flatMap(lambda x: verify(*x[0], *(d for _, d in sorted(x[1])), plan, args.sites)))
+                .map(lambda x: (x[0], *(d for _, d in sorted(x[1])))))
+    verified = verified.mapPartitions(lambda part: verify_partition(part, binary, verify_options))
 
     rendered = not ok.filter(lambda s: s[1]["side"][2]).isEmpty()
     extra = [h for i, h in enumerate(header) if i not in document_columns(header)]
@@ -202,6 +392,21 @@ def candidates(sc, args, binary, docs, out, plan, sketch_options):
     pairs = pairs.sortByKey(numPartitions=parts).values().persist()
     pairs.count()
     return head, pairs
+
+
+def verify_partition(part, binary, verify_options):
+    """`twinpage sketch --verify` of a partition of looked-at pairs (pair, values and
+    side of a, of b): (pair, side a, side b, evidence) for each pair it keeps."""
+    part = list(part)
+    if not part:
+        return
+    looked = ([a, b, va[0], vb[0], va[1], vb[1]] for (a, b), va, vb in part)
+    head = ["a", "b", "minhashes_a", "minhashes_b", "domain_a", "domain_b"]
+    _, kept = run_on_partition(binary, ["sketch"], "--verify", head, looked, verify_options)
+    sides = {(a, b): (va[2], vb[2]) for (a, b), va, vb in part}
+    for a, b, evidence in kept[1:]:
+        pair = (int(a), int(b))
+        yield (pair, *sides[pair], evidence)
 
 
 def document_columns(header):
@@ -215,7 +420,7 @@ def sketch_partition(part, header, binary, base, pairs_out, sketch_options):
     if not part:
         return
     options = ["--base", base, "--pairs-out", pairs_out, *sketch_options]
-    docs, sketches = run_on_partition(binary, "sketch", "--docs", header,
+    docs, sketches = run_on_partition(binary, ["sketch"], "--docs", header,
                                       (fields for _, fields in part), options)
     fixed = len(SKETCH_COLUMNS)
     assert sketches[0][:fixed] == SKETCH_COLUMNS, "twinpage sketch wrote other columns"
@@ -233,9 +438,10 @@ def sketch_partition(part, header, binary, base, pairs_out, sketch_options):
         }
 
 
-def check_sketches(sketches, args, docs, out):
-    """Rows the binary could not sketch: an error naming the first, or with --skip-bad
-    (unreadable documents only) the list beside the output, as `twinpage candidates` does."""
+def check_sketches(sketches, skip_bad, docs, out):
+    """Rows the binary could not sketch: an error naming the first, or with `skip_bad`
+    (unreadable documents only) skipped, listed beside `out` (when given) as `twinpage
+    candidates` does."""
     bad = sorted(sketches.filter(lambda s: s[1]["status"] != "ok").collect(), key=lambda s: s[0])
     if not bad:
         return
@@ -244,33 +450,16 @@ def check_sketches(sketches, args, docs, out):
     if not_documents:
         n, d = not_documents[0]
         raise Failure(f"{where(n, d)}: {d['error']}")
-    if not args.skip_bad:
+    if not skip_bad:
         n, d = bad[0]
         raise Failure(f"{where(n, d)}: {d['error']} ({len(bad)} row(s); use --skip-bad to skip "
                       "unreadable documents)")
+    if out is None:
+        return
     skipped = out + ".skipped.csv" if out != "-" else "skipped.csv"
     with output(skipped) as f:
         write_rows(f, itertools.chain([["row", "reason"]], ([where(n, d), d["error"]] for n, d in bad)))
     say(f"skipped {len(bad)} row(s) with unreadable documents; listed in {skipped}")
-
-
-def verify(a, b, da, db, plan, sites):
-    """The pair (a, b) if `twinpage candidates --method lsh` keeps it: one band agreeing in
-    full, and the share of agreeing min-values (the estimated Jaccard) at the threshold."""
-    (va, side_a, domain_a), (vb, side_b, domain_b) = da, db
-    width, rows = 4, plan["rows"]  # a (16-bit) min-value is 4 hex digits
-    values = lambda v: [v[i:i + width] for i in range(0, len(v), width)]
-    va, vb = values(va), values(vb)
-    if not any(va[band * rows:(band + 1) * rows] == vb[band * rows:(band + 1) * rows]
-               for band in range(plan["bands"])):
-        return []
-    estimate = sum(x == y for x, y in zip(va, vb)) / plan["hashes"]
-    if estimate < plan["threshold"]:
-        return []
-    if sites != "all" and (bool(domain_a) and domain_a == domain_b) != (sites == "same"):
-        return []
-    # Rust's {:.3} and Python's .3f round the same (correctly, ties to even).
-    return [((a, b), side_a, side_b, f"{estimate:.3f}")]
 
 
 def pair_row(side_a, side_b, evidence, rendered):
@@ -288,14 +477,14 @@ def score_partition(rows, head, binary, base, score_options):
         return
     # The paths in a pair file are relative to its folder: absolute in this copy, as
     # written in the output.
-    _, scored = run_on_partition(binary, "score", "--pairs", head,
+    _, scored = run_on_partition(binary, ["score"], "--pairs", head,
                                  (absolute(r, base) for r in rows), score_options)
     for row, s in zip(rows, scored[1:], strict=True):
         yield row + s[len(row):]
 
 
 def run_on_partition(binary, command, flag, head, rows, options):
-    """Runs `twinpage COMMAND` with one thread on `head` and `rows` written to a
+    """Runs `twinpage COMMAND...` with one thread on `head` and `rows` written to a
     temporary CSV given as FLAG: that CSV's path (the binary names rows by it) and the
     rows of the output, header first."""
     with tempfile.TemporaryDirectory(prefix="twinpage-spark-") as tmp:
@@ -303,8 +492,8 @@ def run_on_partition(binary, command, flag, head, rows, options):
         with open(given, "w", newline="", encoding="utf-8") as f:
             write_rows(f, itertools.chain([head], rows))
         # One thread: Spark runs a task per core already.
-        call([binary, "--threads", "1", command, flag, given, "--out", out, *options],
-             f"twinpage {command}")
+        call([binary, "--threads", "1", *command, flag, given, "--out", out, *options],
+             f"twinpage {' '.join(command)}")
         with open(out, newline="", encoding="utf-8") as f:
             return given, list(csv.reader(f))
 
@@ -312,44 +501,6 @@ def run_on_partition(binary, command, flag, head, rows, options):
 def absolute(row, base):
     """The row with its document paths (html_a, html_b, rendered_a, rendered_b) absolute."""
     return [os.path.join(base, v.strip()) if 2 <= i < 6 and v.strip() else v for i, v in enumerate(row)]
-
-
-def clusters(scored, head, max_size):
-    """`twinpage cluster` of the scored rows: (cluster, size, status, url, html) per
-    document, sorted by cluster id then document (crates/twinpage/src/candidates/cluster.rs)."""
-    url_a, url_b, html_a, html_b = (head.index(c) for c in ("url_a", "url_b", "html_a", "html_b"))
-    decision = len(head) + DECISION_COLUMNS.index("decision")
-    # Every document of the scored pairs (its html as written, trimmed) with the URL of
-    # its first appearance, side a before side b.
-    documents = (scored.zipWithIndex()
-                 .flatMap(lambda x: [(x[0][html_a].strip(), ((x[1], 0), x[0][url_a].strip())),
-                                     (x[0][html_b].strip(), ((x[1], 1), x[0][url_b].strip()))])
-                 .reduceByKey(min)
-                 .mapValues(lambda first: first[1]))
-    duplicates = (scored.filter(lambda r: r[decision].strip() == "duplicate")
-                  .map(lambda r: (r[html_a].strip(), r[html_b].strip()))
-                  .filter(lambda e: e[0] != e[1]))
-    # (smallest member of the document's cluster, (document, url)); a document in no
-    # duplicate pair is its own cluster.
-    members = documents.leftOuterJoin(components(duplicates)).map(
-        lambda kv: (kv[1][1] or kv[0], (kv[0], kv[1][0])))
-    rows = members.groupByKey().flatMap(lambda kv: cluster_rows(kv[0], list(kv[1]), max_size))
-    return rows.sortByKey().values().persist()
-
-
-def cluster_rows(first, members, max_size):
-    """The rows of one cluster, keyed for sorting."""
-    cluster = f"c{fnv1a(first.encode()):016x}"
-    status = "too-large" if len(members) > max_size else "ok"
-    return [((cluster, key), [cluster, str(len(members)), status, url, key]) for key, url in members]
-
-
-def fnv1a(data):
-    """64-bit FNV-1a (crates/util/src/hash.rs), which names a cluster by its smallest member."""
-    h = 0xCBF29CE484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
 
 
 def components(edges):

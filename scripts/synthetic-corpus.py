@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A corpus that looks like a crawl, with planted near-copies, for `twinpage candidates`.
 
-    scripts/synthetic-corpus.py OUT_DIR [--docs 100000] [--copies 0.05] [--seed 7]
+    scripts/synthetic-corpus.py OUT_DIR [--docs 100000] [--copies 0.05] [--seed 7] [--chains N]
 
 Writes OUT_DIR/pages/NNNNNNN.html (150-400 words each from a Zipf-distributed vocabulary
 of 50,000 words), OUT_DIR/docs.csv (url,html) and OUT_DIR/planted.csv (html_a,html_b,
@@ -26,7 +26,7 @@ def shingles(words, k=5):
     return {tuple(words[i:i + k]) for i in range(max(1, len(words) - k + 1))}
 
 
-def write(out, n, copies, seed):
+def write(out, n, copies, seed, edits=(0.01, 0.03), chains=0):
     rng = random.Random(seed)
     vocabulary = [f"w{i}" for i in range(50_000)]
     cumulative = list(itertools.accumulate(1.0 / (i + 1) for i in range(len(vocabulary))))
@@ -37,7 +37,7 @@ def write(out, n, copies, seed):
         if i > 0 and rng.random() < copies:
             source = rng.randrange(i)
             words = list(texts[source])
-            for _ in range(max(1, int(len(words) * rng.uniform(0.01, 0.03)))):
+            for _ in range(max(1, int(len(words) * rng.uniform(*edits)))):
                 words[rng.randrange(len(words))] = rng.choices(vocabulary, cum_weights=cumulative)[0]
             a, b = shingles(texts[source]), shingles(words)
             planted.append((source, i, len(a & b) / len(a | b)))
@@ -46,18 +46,25 @@ def write(out, n, copies, seed):
         texts.append(words)
         with open(os.path.join(pages, f"{i:07}.html"), "w") as f:
             f.write(f"<html><head><title>page {i}</title></head><body><p>{' '.join(words)}</p></body></html>")
+    # A story as its page 1, the whole (as a site that copied it all) and its page 2:
+    # each page is a duplicate of the whole, not of the other page.
+    for k in range(chains):
+        first, second = (rng.choices(vocabulary, cum_weights=cumulative, k=250) for _ in range(2))
+        for j, words in enumerate([first, first + second, second]):
+            with open(os.path.join(pages, f"{n + 3 * k + j:07}.html"), "w") as f:
+                f.write(f"<html><head><title>story {k}</title></head><body><p>{' '.join(words)}</p></body></html>")
     name = lambda i: os.path.abspath(os.path.join(pages, f"{i:07}.html"))
     with open(os.path.join(out, "docs.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["url", "html"])
-        for i in range(n):
+        for i in range(n + 3 * chains):
             w.writerow([f"https://site{i % 997}.example/{i}", name(i)])
     with open(os.path.join(out, "planted.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["html_a", "html_b", "jaccard5"])
         for a, b, j in planted:
             w.writerow([name(a), name(b), f"{j:.3f}"])
-    print(f"{n} documents, {len(planted)} planted pairs in {out}")
+    print(f"{n + 3 * chains} documents, {len(planted)} planted pairs in {out}")
 
 
 def recall(out, candidates):
@@ -80,13 +87,18 @@ def main():
     ap.add_argument("--docs", type=int, default=100_000)
     ap.add_argument("--copies", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--chains", type=int, default=0, help="also write N stories as page 1, "
+                    "the whole and page 2 (pairs that chain: 3 documents more each)")
+    ap.add_argument("--edits", default="0.01,0.03", help="LO,HI: the share of a copy's words "
+                    "replaced, drawn between them (higher: copies of copies drift into chains)")
     args = ap.parse_args()
     if args.recall:
         if not args.candidates:
             sys.exit("--recall needs the candidates file")
         recall(args.out, args.candidates)
     else:
-        write(args.out, args.docs, args.copies, args.seed)
+        write(args.out, args.docs, args.copies, args.seed, tuple(map(float, args.edits.split(","))),
+              args.chains)
 
 
 if __name__ == "__main__":

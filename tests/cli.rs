@@ -839,11 +839,17 @@ fn render_ahead_then_score_without_a_browser() {
 fn a_model_refuses_the_other_layout() {
     let (dir, pairs) = fixture("");
     let out = dir.path().join("out.csv");
-    let err = stderr_of_failure(&mut score(&pairs, &out, &["--no-render"]));
+    let err = stderr_of_failure(&mut score(
+        &pairs,
+        &out,
+        &["--no-render", "--model", "models/default.json"],
+    ));
     assert!(
         err.contains("rendered-body signals") && err.contains("fetched-only.json"),
         "{err}"
     );
+    // --no-render without a model takes the fetched-only one.
+    score(&pairs, &out, &["--no-render"]).assert().success();
     // A fetched-only model never renders, --no-render or not: no browser is needed.
     score(&pairs, &out, &["--model", "models/fetched-only.json"])
         .env("TWINPAGE_CHROMIUM", dir.path().join("no-chromium-here"))

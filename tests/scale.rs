@@ -1,8 +1,10 @@
 //! The Spark driver (`scale/`) against the one-machine commands, in real Spark local
-//! mode: on 10,000 synthetic documents, `scale/run-local.sh candidates` writes the
-//! bytes `twinpage candidates` writes, and `pipeline` the bytes of `candidates`,
-//! `score` and `cluster`. The first run installs what the driver needs (Java when
-//! missing, pyspark in target/scale-venv), as a new machine would.
+//! mode and on a standalone cluster of separate JVMs: on 10,000 synthetic documents,
+//! `scale/run.sh candidates` writes the bytes `twinpage candidates` writes, and
+//! `scale/run.sh dedupe` the run files of `twinpage dedupe` (verification rounds
+//! included), also with a worker killed mid-job. The first run installs what the
+//! driver needs (Java when missing, pyspark in target/scale-venv), as a new machine
+//! would.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -12,7 +14,8 @@ mod common;
 use common::twinpage;
 
 /// The synthetic crawl of `scripts/synthetic-corpus.py` (10,000 documents, 5 % edited
-/// copies), rewritten as a table that exercises what the driver must carry over:
+/// copies, and 100 stories as page 1, the whole and page 2, whose pairs chain so that
+/// `dedupe` judges page 1 against page 2 in a verification round), rewritten as a table that exercises what the driver must carry over:
 /// paths relative to the table, an id column and a note column with commas, quotes, a
 /// line break and spaces (written back as `_a`/`_b` columns), and exact copies of 30
 /// documents (1 to 4 each) so that `score` decides duplicates (identical bodies) and
@@ -21,7 +24,7 @@ fn corpus(dir: &Path) -> PathBuf {
     let status = Command::new("python3")
         .arg("scripts/synthetic-corpus.py")
         .arg(dir)
-        .args(["--docs", "10000"])
+        .args(["--docs", "10000", "--chains", "100"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .unwrap();
@@ -61,14 +64,45 @@ fn corpus(dir: &Path) -> PathBuf {
     table
 }
 
-/// `scale/run-local.sh ARGS` with the binary under test.
-fn spark(args: &[&str]) -> std::process::Output {
-    Command::new("scale/run-local.sh")
+/// `scale/run.sh ARGS` with the binary under test.
+fn spark_command(args: &[&str]) -> Command {
+    let mut command = Command::new("scale/run.sh");
+    command
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TWINPAGE_BIN", env!("CARGO_BIN_EXE_twinpage"))
-        .output()
-        .unwrap()
+        .env("TWINPAGE_BIN", env!("CARGO_BIN_EXE_twinpage"));
+    command
+}
+
+fn spark(args: &[&str]) -> std::process::Output {
+    spark_command(args).output().unwrap()
+}
+
+/// The files of a `dedupe` run that say what it found.
+const RUN_FILES: [&str; 4] = [
+    "candidates.csv",
+    "pairs.csv",
+    "clusters.csv",
+    "summary.json",
+];
+
+/// `twinpage dedupe` of `table` on one machine, fetched bodies only, into `out`.
+fn dedupe_one_machine(table: &str, out: &Path) -> serde_json::Value {
+    one_machine(&[
+        "dedupe",
+        table,
+        "--no-render",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+/// The run files of two runs hold the same bytes.
+fn same_run(a: &Path, b: &Path) {
+    for f in RUN_FILES {
+        same(&a.join(f), &b.join(f));
+    }
 }
 
 fn succeeds(out: std::process::Output) -> String {
@@ -142,64 +176,28 @@ fn the_spark_driver_writes_what_the_one_machine_commands_write() {
         .unwrap()
         .matches("\nhttps://")
         .count();
-    // 507 planted near-copies and the exact copies, each pair once.
+    // 507 planted near-copies and the exact copies, each pair once (at 0.75 the pages
+    // of a story, which share half their words with the whole, are no pair).
     assert!((550..1000).contains(&pairs), "{pairs} pairs");
 
-    // The pipeline into another folder (absolute paths), fetched-only model (no
-    // browser), a small --max-size so that the chaining guard has clusters to mark.
-    let (one, many) = (path("one"), path("pipeline"));
-    fs::create_dir_all(&one).unwrap();
-    let model = "models/fetched-only.json";
-    let file = |d: &str, f: &str| format!("{d}/{f}");
-    one_machine(&[
-        "candidates",
-        "--docs",
-        table,
-        "--method",
-        "lsh",
-        "--out",
-        &file(&one, "candidates.csv"),
-    ]);
-    one_machine(&[
-        "score",
-        "--pairs",
-        &file(&one, "candidates.csv"),
-        "--model",
-        model,
-        "--out",
-        &file(&one, "scores.csv"),
-    ]);
-    one_machine(&[
-        "cluster",
-        "--scored",
-        &file(&one, "scores.csv"),
-        "--max-size",
-        "3",
-        "--out",
-        &file(&one, "clusters.csv"),
-    ]);
+    // dedupe of the same table, fetched bodies only (no browser): the run's files
+    // as one machine writes them, after a verification round.
+    let (one, many) = (dir.join("one-run"), dir.join("spark-run"));
+    let summary = dedupe_one_machine(table, &one);
     succeeds(spark(&[
-        "pipeline",
-        "--docs",
+        "dedupe",
         table,
+        "--no-render",
         "--out",
-        &many,
-        "--model",
-        model,
-        "--max-size",
-        "3",
+        many.to_str().unwrap(),
     ]));
-    for f in ["candidates.csv", "scores.csv", "clusters.csv"] {
-        same(Path::new(&file(&one, f)), Path::new(&file(&many, f)));
-    }
-    let clusters = fs::read_to_string(file(&many, "clusters.csv")).unwrap();
+    same_run(&one, &many);
     assert!(
-        clusters.contains(",ok,") && clusters.contains(",too-large,"),
-        "{clusters:.300}"
+        summary["rounds"].as_u64() >= Some(1) && summary["verified_pairs"].as_u64() >= Some(50),
+        "{summary}"
     );
-    assert!(fs::read_to_string(file(&many, "scores.csv"))
-        .unwrap()
-        .contains(",duplicate,"));
+    assert!(summary["clusters"].as_u64() >= Some(100), "{summary}");
+    assert!(many.join("report.html").is_file() && many.join("verify-1.scored.csv").is_file());
 }
 
 #[test]
@@ -255,13 +253,37 @@ fn the_spark_driver_says_what_to_fix_before_starting_spark() {
         "--lsh-hashes",
     );
     fails(&["sideways"], 2, "invalid choice");
+    // dedupe: the binary opens the run first, so its own checks speak.
+    fails(
+        &["dedupe", "tests", "--out", "x-run"],
+        1,
+        "a folder; on Spark give a docs.csv",
+    );
+    fails(
+        &["dedupe", "no/such.warc", "--out", "x-run", "--no-render"],
+        1,
+        "no/such.warc",
+    );
+    fails(
+        &[
+            "dedupe",
+            "Cargo.toml",
+            "--out",
+            "x-run",
+            "--model",
+            "no/such/model.json",
+        ],
+        1,
+        "no/such/model.json",
+    );
     assert!(!Path::new(env!("CARGO_MANIFEST_DIR")).join("x.csv").exists());
+    let _ = fs::remove_dir_all(Path::new(env!("CARGO_MANIFEST_DIR")).join("x-run"));
 }
 
 #[test]
 fn a_failure_on_an_executor_is_a_message_and_no_output() {
-    // Three documents, two alike; the model to score them with does not exist, which
-    // only the executors running `twinpage score` find out.
+    // A run whose candidates (found by an earlier invocation) name a document that is
+    // gone since: only the executors scoring them find out.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scale-failure");
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
@@ -275,31 +297,32 @@ fn a_failure_on_an_executor_is_a_message_and_no_output() {
         "url,html\nhttp://a/,a.html\nhttp://b/,b.html\nhttp://c/,c.html\n",
     )
     .unwrap();
-    let out = dir.join("run");
-    let run = spark(&[
-        "pipeline",
-        "--docs",
-        docs.to_str().unwrap(),
+    let (docs, out) = (docs.to_str().unwrap(), dir.join("run"));
+    let args = [
+        "dedupe",
+        docs,
+        "--no-render",
         "--out",
         out.to_str().unwrap(),
-        "--model",
-        "no/such/model.json",
-    ]);
+    ];
+    one_machine(&[&args[..], &["--until", "candidates"]].concat());
+    fs::remove_file(dir.join("b.html")).unwrap();
+    let run = spark(&args);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains("twinpage-spark: error: twinpage score failed")
-            && stderr.contains("no/such/model.json"),
+            && stderr.contains("b.html"),
         "{stderr}"
     );
-    // The step before the failure wrote its whole file; the failed one wrote nothing.
+    // The stage before the failure kept its whole file; the failed one wrote nothing.
     assert!(out.join("candidates.csv").exists());
-    assert!(!out.join("scores.csv").exists());
-    let left: Vec<_> = fs::read_dir(&out)
+    let mut left: Vec<_> = fs::read_dir(&out)
         .unwrap()
-        .map(|e| e.unwrap().file_name())
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert_eq!(left.len(), 1, "{left:?}");
+    left.sort();
+    assert_eq!(left, ["candidates.csv", "run.json"]);
 }
 
 /// `scale/cluster.sh ACTION` for the cluster of this test: ports of its own, its state
@@ -386,23 +409,16 @@ fn cluster_processes(state: &Path) -> Vec<String> {
 }
 
 /// A standalone cluster of separate JVMs on this machine (`scale/cluster.sh`): a
-/// master and two workers come up, the driver submitted to the master writes the
-/// bytes of the one-machine command, again when a worker is killed mid-job, and
-/// `down` leaves no JVM.
+/// master and two workers come up, `dedupe` submitted to the master writes the run
+/// files of the one-machine command on 10,000 documents, again when a worker is
+/// killed mid-job, and `down` leaves no JVM.
 #[test]
 fn a_standalone_cluster_of_two_workers_writes_what_one_machine_writes() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scale-cluster");
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
-    let status = Command::new("python3")
-        .arg("scripts/synthetic-corpus.py")
-        .arg(&dir)
-        .args(["--docs", "2000"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .unwrap();
-    assert!(status.success(), "scripts/synthetic-corpus.py failed");
-    let docs = dir.join("docs.csv").display().to_string();
+    let table = corpus(&dir);
+    let table = table.to_str().unwrap();
     let path = |name: &str| dir.join(name).display().to_string();
     let state = dir.join("cluster");
     let _down = Down(&state);
@@ -426,41 +442,28 @@ fn a_standalone_cluster_of_two_workers_writes_what_one_machine_writes() {
     let jvms = cluster_processes(&state);
     assert_eq!(jvms.len(), 3, "a master and two workers: {jvms:#?}");
 
-    succeeds(spark(&[
-        "candidates",
-        "--master",
-        "spark://127.0.0.1:7277",
-        "--docs",
-        &docs,
-        "--out",
-        &path("cluster.csv"),
-    ]));
-    one_machine(&[
-        "candidates",
-        "--docs",
-        &docs,
-        "--method",
-        "lsh",
-        "--out",
-        &path("one.csv"),
-    ]);
-    same(&dir.join("one.csv"), &dir.join("cluster.csv"));
+    let master = "spark://127.0.0.1:7277";
+    let one = dir.join("one-run");
+    dedupe_one_machine(table, &one);
+    let run = |name: &str| {
+        spark_command(&[
+            "--master",
+            master,
+            "dedupe",
+            table,
+            "--no-render",
+            "--out",
+            &path(name),
+        ])
+    };
+    succeeds(run("cluster-run").output().unwrap());
+    same_run(&one, &dir.join("cluster-run"));
 
     // The same with a worker lost mid-job, as a machine is: the worker and every
     // process below it (its executor, Python workers, the binary) killed while it
-    // sketches. Spark runs its tasks
-    // again on the other worker, and every task writes only what it returns.
-    let run = Command::new("scale/run-local.sh")
-        .args([
-            "candidates",
-            "--master",
-            "spark://127.0.0.1:7277",
-            "--docs",
-            &docs,
-        ])
-        .args(["--out", &path("lost.csv")])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TWINPAGE_BIN", env!("CARGO_BIN_EXE_twinpage"))
+    // sketches. Spark runs its tasks again on the other worker, and every task
+    // writes only what it returns.
+    let lost = run("lost-run")
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -481,8 +484,8 @@ fn a_standalone_cluster_of_two_workers_writes_what_one_machine_writes() {
         // SAFETY: kill(2) of processes this test's cluster started.
         unsafe { libc::kill(pid, libc::SIGKILL) };
     }
-    succeeds(run.wait_with_output().unwrap());
-    same(&dir.join("one.csv"), &dir.join("lost.csv"));
+    succeeds(lost.wait_with_output().unwrap());
+    same_run(&one, &dir.join("lost-run"));
     let seen = cluster("status", &state);
     assert!(
         String::from_utf8_lossy(&seen.stdout).contains("with 1 live worker(s)"),

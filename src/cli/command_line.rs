@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 use super::{
     baseline, candidates, cluster, dedupe, evaluate, explain, idf, index, output, render, report,
-    retrain, review, score, signals, sketch, train,
+    retrain, review, score, settle, signals, sketch, train,
 };
 
 #[derive(Parser)]
@@ -47,6 +47,7 @@ enum Command {
     Retrain(retrain::Args),
     Idf(idf::Args),
     Sketch(sketch::Args),
+    Settle(settle::Args),
 }
 
 /// Runs the command line and maps the result to an exit code.
@@ -110,5 +111,6 @@ fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Retrain(a) => retrain::run(a),
         Command::Idf(a) => idf::run(a),
         Command::Sketch(a) => sketch::run(a),
+        Command::Settle(a) => settle::run(a),
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use twinpage::candidates::METHODS;
-use twinpage::dedupe::{self, RunFolder, CLUSTERS, PAIRS, SUMMARY};
+use twinpage::dedupe::{self, RunFolder, Summary, CANDIDATES, CLUSTERS, DOCS, PAIRS, SUMMARY};
 
 /// The run's page, beside its files.
 const REPORT: &str = "report.html";
@@ -46,6 +46,10 @@ pub struct Args {
     /// rounds') in this SQLite database (created if missing), for `twinpage review`.
     #[arg(long, value_name = "FILE")]
     review_db: Option<PathBuf>,
+    /// Stop after this stage (its output written); the same command without it
+    /// goes on from there.
+    #[arg(long, value_name = "STAGE", value_parser = clap::builder::PossibleValuesParser::new(["read", "candidates", "pairs"]))]
+    until: Option<String>,
     #[command(flatten)]
     rendering: super::inputs::RenderArgs,
 }
@@ -89,12 +93,18 @@ pub fn run(args: Args) -> Result<()> {
         write_atomically(out, |w| scored::write(w, &batch.files[0], &outcomes))?;
         Ok(rendered)
     };
+    let until = args.until.as_deref().map(|stage| match stage {
+        "read" => DOCS,
+        "candidates" => CANDIDATES,
+        _ => PAIRS,
+    });
     let summary = dedupe::dedupe(
         &args.inputs,
         &run,
         method.as_ref(),
         &score,
         settings.as_ref(),
+        until,
     )?;
     if let Some(db) = &args.review_db {
         eprintln!(
@@ -114,12 +124,11 @@ pub fn run(args: Args) -> Result<()> {
             );
         }
     }
-    outln!(
-        "{} page(s): {} cluster(s) of copies, {} cop(ies) to drop ({} joined on an unsure pair); {} candidate pair(s), {} verified against the kept page",
-        summary.documents, summary.clusters, summary.copies, summary.unsure, summary.candidate_pairs, summary.verified_pairs
-    )?;
-    let page = twinpage_report::run_page(&args.out)?;
-    write_atomically(&run.path(REPORT), |w| Ok(w.write_all(page.as_bytes())?))?;
+    if let Some(stage) = &args.until {
+        outln!("stopped after stage {stage} in {}", run.dir().display())?;
+        return Ok(());
+    }
+    say_done(&run, &summary)?;
     let times = &summary.invocation.seconds;
     let stages: Vec<String> = times
         .iter()
@@ -132,6 +141,17 @@ pub fn run(args: Args) -> Result<()> {
             summary.invocation.rendered_documents
         );
     }
+    Ok(())
+}
+
+/// Says what a finished run found, writes its page, and names its files.
+pub fn say_done(run: &RunFolder, summary: &Summary) -> Result<()> {
+    outln!(
+        "{} page(s): {} cluster(s) of copies, {} cop(ies) to drop ({} joined on an unsure pair); {} candidate pair(s), {} verified against the kept page",
+        summary.documents, summary.clusters, summary.copies, summary.unsure, summary.candidate_pairs, summary.verified_pairs
+    )?;
+    let page = twinpage_report::run_page(run.dir())?;
+    write_atomically(&run.path(REPORT), |w| Ok(w.write_all(page.as_bytes())?))?;
     outln!(
         "wrote {}, {}, {}, {}",
         run.path(CLUSTERS).display(),

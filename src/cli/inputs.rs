@@ -49,6 +49,11 @@ pub(super) struct RenderArgs {
     /// remembered after a second try, alone, failed too).
     #[arg(long)]
     pub(super) retry_failed: bool,
+    /// The pages of this `dedupe` run folder that were read from crawls render
+    /// with their crawl's archived resources, as in `dedupe` (for a driver that
+    /// renders a run's pages elsewhere).
+    #[arg(long, value_name = "DIR")]
+    pub(super) replay_run: Option<PathBuf>,
 }
 
 impl RenderArgs {
@@ -86,7 +91,10 @@ impl RenderArgs {
             cache: self.cache.clone().unwrap_or_else(default_cache_dir),
             options,
             retry_failed: self.retry_failed,
-            replays: Default::default(),
+            replays: match &self.replay_run {
+                Some(dir) => twinpage::dedupe::replays_of_run(dir)?,
+                None => Default::default(),
+            },
         }))
     }
 

@@ -32,6 +32,7 @@ mod report;
 mod retrain;
 mod review;
 mod score;
+mod settle;
 mod signals;
 mod sketch;
 mod train;

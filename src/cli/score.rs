@@ -16,7 +16,8 @@ pub struct Args {
     /// Pair file (CSV).
     #[arg(long, value_name = "F.csv")]
     pairs: PathBuf,
-    /// Model file [default: models/default.json, else the built-in copy].
+    /// Model file [default: models/default.json, else the built-in copy; with
+    /// --no-render, the fetched-only model of --fetched-model].
     #[arg(long, value_name = "M.json")]
     model: Option<PathBuf>,
     /// Output CSV, or - for stdout.
@@ -54,7 +55,11 @@ pub enum RenderWhen {
 pub fn run(mut args: Args) -> Result<()> {
     // A pair queued for review is looked at: its pages get screenshots.
     args.rendering.screenshots |= args.review_db.is_some();
-    let model = super::model_files::load_model(args.model.as_deref())?;
+    // Fetched bodies only: the fetched-only model unless a model is named.
+    let model = match (&args.model, args.rendering.no_render) {
+        (None, true) => super::model_files::load_fetched_model(args.fetched_model.as_deref())?,
+        (model, _) => super::model_files::load_model(model.as_deref())?,
+    };
     let pairs = std::slice::from_ref(&args.pairs);
     let when = match (model.layout(), args.render) {
         (Layout::Fetched, _) => RenderWhen::Never,

@@ -9,22 +9,23 @@
 //! pair-file columns exactly as `candidates --out PAIRS` would write them, the
 //! registered domain (for `--sites`), the band keys and the min-values.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use super::declared::one_of;
 use twinpage::candidates::corpus::{Corpus, CorpusDoc, OutputPaths};
 use twinpage::candidates::lsh::{self, Lsh};
-use twinpage::candidates::sketch::{sketch_documents, RenderedText, TextChoice};
+use twinpage::candidates::sketch::{sketch_documents, RenderedText, Sites, TextChoice};
 use twinpage::candidates::Sketch;
+use twinpage::document::rows::RowReader;
 use twinpage::document::url::UrlParts;
 
 /// Per-document LSH sketches (band keys, min-values) of a docs file, one row per input row.
 #[derive(clap::Args)]
 pub struct Args {
     /// docs.csv (url,html[,rendered]; other columns are echoed after the sketch's own).
-    #[arg(long, value_name = "DOCS", required_unless_present = "plan")]
+    #[arg(long, value_name = "DOCS", required_unless_present_any = ["plan", "verify"])]
     docs: Option<PathBuf>,
     /// Output CSV: url,html,rendered,domain,status,words,bands,minhashes,error, then
     /// the docs file's other columns; - for stdout.
@@ -57,9 +58,26 @@ pub struct Args {
     /// Words per shingle.
     #[arg(long, value_name = "N", default_value_t = lsh::Params::default().shingle_words)]
     lsh_shingle_words: usize,
+    /// Verify pairs instead of sketching: a CSV of `a,b,minhashes_a,minhashes_b,
+    /// domain_a,domain_b` (the documents' ids, and their min-values and domains as
+    /// sketched) in, `a,b,estimated_jaccard` out for each pair `candidates` would
+    /// keep (the driver has joined the documents on their band keys).
+    #[arg(long, value_name = "LOOKED.csv", conflicts_with_all = ["docs", "plan"])]
+    verify: Option<PathBuf>,
+    /// With --verify: which pairs to keep, by the registered domains of their URLs.
+    #[arg(long, default_value = "all", requires = "verify", value_parser = one_of::<Sites>([
+        ("all", "every pair"),
+        ("same", "both URLs on one registered domain"),
+        ("cross", "URLs on different registered domains (or unknown)"),
+    ]))]
+    sites: Sites,
     /// Render in Chromium (and cache) the documents that have no stored or cached render.
     #[arg(long, conflicts_with = "no_render")]
     render_missing: bool,
+    /// Render in Chromium (and cache) only the pages that look built by script
+    /// (scripted, their fetched text thin), as `dedupe` does.
+    #[arg(long, conflicts_with_all = ["no_render", "render_missing"])]
+    render_thin: bool,
     /// Where rendered bodies are found (as `candidates`: a stored or cached render's
     /// text is sketched instead of the fetched body's).
     #[command(flatten)]
@@ -105,6 +123,9 @@ pub fn run(args: Args) -> Result<()> {
         outln!("{plan}")?;
         return Ok(());
     }
+    if let Some(looked) = &args.verify {
+        return verify(looked, &lsh, args.sites, &args.out);
+    }
     let Some(docs) = &args.docs else {
         bail!("--docs is needed (a docs.csv)");
     };
@@ -119,6 +140,7 @@ pub fn run(args: Args) -> Result<()> {
         corpus.base = base.clone();
     }
     let rendered = match args.rendering.settings()? {
+        Some(settings) if args.render_thin => Some(RenderedText::for_thin_pages(settings)?),
         Some(settings) => Some(RenderedText::new(settings, args.render_missing)?),
         None => None,
     };
@@ -209,6 +231,56 @@ pub fn run(args: Args) -> Result<()> {
         csv.flush()?;
         Ok(())
     })
+}
+
+/// The pairs of `looked` that `candidates` keeps, with their evidence.
+fn verify(looked: &Path, lsh: &Lsh, sites: Sites, out: &str) -> Result<()> {
+    let rows = RowReader::open(looked)?;
+    let needs = "a driver's pairs to verify";
+    let columns = [
+        "a",
+        "b",
+        "minhashes_a",
+        "minhashes_b",
+        "domain_a",
+        "domain_b",
+    ]
+    .map(|c| rows.require(c, needs));
+    let [a, b, values_a, values_b, domain_a, domain_b] = columns;
+    let (a, b, values_a, values_b, domain_a, domain_b) =
+        (a?, b?, values_a?, values_b?, domain_a?, domain_b?);
+    super::output::write_output(out, |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        csv.write_record(["a", "b", lsh::KIND.evidence[0]])?;
+        for row in rows {
+            let row = row?;
+            let field = |i: usize| row.fields.get(i).unwrap_or("");
+            let at = || format!("{}:{}", looked.display(), row.line);
+            if !sites.keeps(field(domain_a), field(domain_b)) {
+                continue;
+            }
+            let (va, vb) = (min_values(field(values_a)), min_values(field(values_b)));
+            let (Some(va), Some(vb)) = (va, vb) else {
+                bail!("{}: min-values are 4 hex digits each", at());
+            };
+            let judged = lsh.judge_min_values(&va, &vb).with_context(at)?;
+            if let Some(evidence) = judged {
+                csv.write_record([field(a), field(b), &evidence[0]])?;
+            }
+        }
+        Ok(csv.flush()?)
+    })
+}
+
+/// Min-values as `sketch` writes them: 4 hex digits each.
+fn min_values(hex: &str) -> Option<Vec<u16>> {
+    if !hex.len().is_multiple_of(4) || !hex.is_ascii() {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(4)
+        .map(|i| u16::from_str_radix(&hex[i..i + 4], 16).ok())
+        .collect()
 }
 
 /// Band keys as fixed-width lowercase hex, joined by `sep`.

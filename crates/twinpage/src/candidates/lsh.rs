@@ -369,6 +369,26 @@ impl Lsh {
             .map(|i| lane(&sketch.values, i) as u16)
             .collect()
     }
+
+    /// Whether two documents known by their min-values (as [`Lsh::min_values`]
+    /// gives them) are a candidate pair, as [`Method::pairs`] decides it: the
+    /// estimated Jaccard as evidence, or none.
+    pub fn judge_min_values(&self, a: &[u16], b: &[u16]) -> Result<Option<Vec<String>>> {
+        let sketch = |values: &[u16]| -> Result<Sketch> {
+            ensure!(
+                values.len() == self.params.hashes,
+                "{} min-values where the method takes {}",
+                values.len(),
+                self.params.hashes
+            );
+            Ok(Sketch {
+                words: 1,
+                simhash: 0,
+                values: pack(&values.iter().map(|&v| u64::from(v)).collect::<Vec<_>>()),
+            })
+        };
+        Ok(self.judge(&sketch(a)?, &sketch(b)?))
+    }
 }
 
 #[cfg(test)]
@@ -427,6 +447,29 @@ mod tests {
             assert!((estimate - jaccard).abs() < 0.15, "{estimate} vs {jaccard}");
             assert_eq!(lsh.judge(&sa, &sb).is_some(), expect_pair, "{shared}");
         }
+    }
+
+    #[test]
+    fn a_driver_judging_min_values_keeps_the_pairs_judge_keeps() {
+        let lsh = Lsh::new(Params {
+            shingle_words: 1,
+            ..Params::default()
+        })
+        .unwrap();
+        for shared in [100, 350, 400, 450, 900] {
+            let (a, b) = texts(shared, 1000);
+            let (sa, sb) = (lsh.sketch(&a), lsh.sketch(&b));
+            let (va, vb) = (lsh.min_values(&sa), lsh.min_values(&sb));
+            assert_eq!(
+                lsh.judge_min_values(&va, &vb).unwrap(),
+                lsh.judge(&sa, &sb),
+                "{shared}"
+            );
+        }
+        let short = lsh.judge_min_values(&[1, 2], &[1, 2]).unwrap_err();
+        assert!(short
+            .to_string()
+            .contains("2 min-values where the method takes 128"));
     }
 
     #[test]

@@ -247,12 +247,16 @@ pub fn filter_sites(pairs: Vec<Candidate>, docs: &[DocInfo], sites: Sites) -> Ve
         .collect();
     pairs
         .into_iter()
-        .filter(|p| {
-            let (a, b) = (&domains[p.a as usize], &domains[p.b as usize]);
-            let same = !a.is_empty() && a == b;
-            same == (sites == Sites::Same)
-        })
+        .filter(|p| sites.keeps(&domains[p.a as usize], &domains[p.b as usize]))
         .collect()
+}
+
+impl Sites {
+    /// Whether a pair of documents of these registered domains is of the wanted kind.
+    pub fn keeps(self, domain_a: &str, domain_b: &str) -> bool {
+        let same = !domain_a.is_empty() && domain_a == domain_b;
+        self == Sites::All || same == (self == Sites::Same)
+    }
 }
 
 /// A corpus reduced to sketches.

@@ -50,7 +50,7 @@ pub struct Judgement {
 impl Judgement {
     /// Whether the pair joins a cluster: decided duplicate, or left to review at
     /// p ≥ 0.5 but not for a wall both sides show.
-    fn joins(self) -> bool {
+    pub fn joins(self) -> bool {
         match self.decision {
             Decision::Duplicate => true,
             Decision::Review => self.p_duplicate >= UNSURE_JOINS_FROM && !self.walled,
@@ -96,9 +96,9 @@ pub struct Placed {
     pub keep: bool,
     /// `kept`, `duplicate` (judged so against the kept page), `unsure` (left to
     /// review at p ≥ 0.5), `identical` (the same bytes), or `alone`.
-    pub joined: &'static str,
+    pub joined: String,
     /// For the kept document, the keep rule that chose it over the runner-up.
-    pub why: &'static str,
+    pub why: String,
 }
 
 /// Where the clustering stands: each document's place once known, and the pairs
@@ -170,8 +170,8 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
             plan.placed[kept] = Some(Placed {
                 cluster: cluster.clone(),
                 keep: true,
-                joined: if joining.is_empty() { "alone" } else { "kept" },
-                why: keep::why(&members[kept].facts, runner_up, &facts),
+                joined: if joining.is_empty() { "alone" } else { "kept" }.into(),
+                why: keep::why(&members[kept].facts, runner_up, &facts).into(),
             });
             for m in joining {
                 let j = judgement(kept, m).expect("judged above");
@@ -182,8 +182,9 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
                         _ if members[m].html == members[kept].html => "identical",
                         Decision::Duplicate => "duplicate",
                         _ => "unsure",
-                    },
-                    why: "",
+                    }
+                    .into(),
+                    why: String::new(),
                 });
             }
             left = rest;
@@ -438,7 +439,7 @@ mod tests {
         assert_ne!(placed[0].cluster, placed[2].cluster);
         assert!(placed[0].keep && placed[2].keep && !placed[1].keep);
         assert_eq!(
-            (placed[0].why, placed[1].joined),
+            (placed[0].why.as_str(), placed[1].joined.as_str()),
             ("earliest capture", "duplicate")
         );
     }
@@ -470,7 +471,10 @@ mod tests {
         says(&mut judged, "a", "c", Decision::Review, 0.3);
         let placed = placed(&members, &judged);
         assert_eq!(
-            (placed[1].joined, placed[1].cluster == placed[0].cluster),
+            (
+                placed[1].joined.as_str(),
+                placed[1].cluster == placed[0].cluster
+            ),
             ("unsure", true)
         );
         assert_eq!(placed[2].joined, "alone");
@@ -487,7 +491,10 @@ mod tests {
         let placed = placed(&members, &judged);
         assert_eq!(placed[0].joined, "alone");
         assert_eq!(placed[1].cluster, placed[2].cluster);
-        assert_eq!((placed[1].keep, placed[2].joined), (true, "duplicate"));
+        assert_eq!(
+            (placed[1].keep, placed[2].joined.as_str()),
+            (true, "duplicate")
+        );
     }
 
     #[test]

@@ -14,10 +14,11 @@ mod read;
 mod run;
 mod stages;
 
-pub use clusters::{Judgement, Placed, UNSURE_JOINS_FROM};
+pub use clusters::{read_judged, Judged, Judgement, Member, Placed, Plan, UNSURE_JOINS_FROM};
 pub use keep::Facts;
-pub use read::{canonical, read_into, replays, ReadReport, DOCS};
+pub use read::{canonical, read_into, replays, replays_of_run, ReadReport, DOCS};
 pub use run::RunFolder;
 pub use stages::{
-    dedupe, Invocation, Scorer, Summary, CANDIDATES, CLUSTERS, PAIRS, STAGE_OUTPUTS, SUMMARY, TIMES,
+    dedupe, finish, members, place, verify_files, write_needed, Invocation, Scorer, Summary,
+    CANDIDATES, CLUSTERS, PAIRS, STAGE_OUTPUTS, SUMMARY, TIMES, UNSETTLED,
 };

@@ -8,7 +8,7 @@
 //! the pages replay later without the crawl being read again.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -21,6 +21,8 @@ use twinpage_util::write_atomically;
 /// The stage's outputs.
 pub const DOCS: &str = "docs.csv";
 pub const UNREADABLE: &str = "unreadable.csv";
+/// What reading found (records, pages, the unreadable), for the summary.
+pub const READ_REPORT: &str = "read.json";
 /// Where every archived response is (URL → file and offset), for replay.
 pub const INDEX: &str = "index.json";
 const PAGES: &str = "pages";
@@ -73,7 +75,7 @@ pub fn read_into(inputs: &[PathBuf], run: &RunFolder) -> Result<ReadReport> {
         }
         Ok(csv.flush()?)
     })?;
-    write_atomically(&run.path("read.json"), |w| {
+    write_atomically(&run.path(READ_REPORT), |w| {
         Ok(serde_json::to_writer_pretty(w, &report)?)
     })?;
     // Last: docs.csv is what says the stage is done.
@@ -121,8 +123,26 @@ pub fn replays(inputs: &[PathBuf], run: &RunFolder) -> Result<Replays> {
     Ok(Replays::new(pages))
 }
 
-fn read_report(run: &RunFolder) -> Result<ReadReport> {
-    let path = run.path("read.json");
+/// How the pages of an earlier run replay (none for a run that read no crawl):
+/// with the crawls its command named, for a driver that renders them elsewhere.
+pub fn replays_of_run(dir: &Path) -> Result<Replays> {
+    let run = RunFolder::existing(dir)?;
+    if !run.done(INDEX) {
+        return Ok(Replays::default());
+    }
+    let command = run.command()?;
+    let inputs: Vec<PathBuf> = command["inputs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|input| input["path"].as_str())
+        .map(PathBuf::from)
+        .collect();
+    replays(&inputs, &run)
+}
+
+pub(super) fn read_report(run: &RunFolder) -> Result<ReadReport> {
+    let path = run.path(READ_REPORT);
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
     Ok(serde_json::from_str(&text)?)

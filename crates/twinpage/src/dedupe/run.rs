@@ -38,6 +38,29 @@ impl RunFolder {
         Ok(run)
     }
 
+    /// A run folder that a command opened before (a driver's, after `dedupe
+    /// --until`), as it is.
+    pub fn existing(dir: &Path) -> Result<RunFolder> {
+        let run = RunFolder {
+            dir: dir.to_path_buf(),
+        };
+        if !run.done(RUN_FILE) {
+            bail!(
+                "{}: no run of `twinpage dedupe` there (no {RUN_FILE})",
+                dir.display()
+            );
+        }
+        Ok(run)
+    }
+
+    /// The command the run belongs to, as `open` was given it.
+    pub fn command(&self) -> Result<serde_json::Value> {
+        let path = self.path(RUN_FILE);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        Ok(serde_json::from_str(&text)?)
+    }
+
     /// A file of the run.
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)

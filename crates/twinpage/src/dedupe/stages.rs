@@ -3,15 +3,16 @@
 //! candidates, a scored pair file), so a user can stop after any stage.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use super::clusters::{cluster_id, plan, read_judged, Judged, Member, Placed};
+use super::clusters::{cluster_id, plan, read_judged, Judged, Member, Placed, Plan};
 use super::keep::Facts;
-use super::read::{read_into, replays, ReadReport, DOCS};
+use super::read::{read_into, read_report, replays, ReadReport, DOCS, READ_REPORT};
 use super::run::RunFolder;
 use crate::candidates::corpus::{write_pairs, Corpus, OutputPaths};
 use crate::candidates::sketch::{sketch_corpus, RenderedText, TextChoice};
@@ -68,16 +69,18 @@ pub struct Invocation {
     pub rendered_documents: usize,
 }
 
-/// Runs every stage not already done in `run`: crawls (WARC, WACZ, JSONL) are read
-/// into it; a docs.csv or a folder is used as it is. With `rendering`, the pages
-/// built by script (scripted, their fetched text thin) are fingerprinted as they
-/// render, replayed from their crawl, so their copies are found too.
+/// Runs every stage not already done in `run`, up to the one that writes
+/// `until` (one of [`STAGE_OUTPUTS`]) when given: crawls (WARC, WACZ, JSONL) are
+/// read into it; a docs.csv or a folder is used as it is. With `rendering`, the
+/// pages built by script (scripted, their fetched text thin) are fingerprinted as
+/// they render, replayed from their crawl, so their copies are found too.
 pub fn dedupe(
     inputs: &[PathBuf],
     run: &RunFolder,
     method: &dyn Method,
     score: Scorer,
     rendering: Option<&RenderSettings>,
+    until: Option<&str>,
 ) -> Result<Summary> {
     let mut summary = Summary::default();
     let (docs, replays) = match inputs {
@@ -103,6 +106,9 @@ pub fn dedupe(
             (run.path(DOCS), replays)
         }
     };
+    if until == Some(DOCS) {
+        return Ok(summary);
+    }
     let corpus = Corpus::open(&docs)?;
     let candidates = run.path(CANDIDATES);
     let paths = OutputPaths::new(&corpus.base, &candidates.to_string_lossy());
@@ -124,10 +130,16 @@ pub fn dedupe(
             .insert("candidates", seconds(started));
     }
     summary.candidate_pairs = count_rows(&candidates)?;
+    if until == Some(CANDIDATES) {
+        return Ok(summary);
+    }
     if !run.done(PAIRS) {
         let started = stage(3, "scoring the candidate pairs");
         summary.invocation.rendered_documents += score(&candidates, &run.path(PAIRS), &replays)?;
         summary.invocation.seconds.insert("score", seconds(started));
+    }
+    if until == Some(PAIRS) {
+        return Ok(summary);
     }
     let started = stage(4, "clustering, each member judged against the page kept");
     let members = members(&corpus, &paths)?;
@@ -190,8 +202,9 @@ fn count_rows(path: &Path) -> Result<usize> {
     Ok(reader.records().count())
 }
 
-/// Every document of the corpus with what the keep rule knows of it.
-fn members(corpus: &Corpus, paths: &OutputPaths) -> Result<Vec<Member>> {
+/// Every document of the corpus with what the keep rule knows of it, its body
+/// named as the pair files of `paths` name it.
+pub fn members(corpus: &Corpus, paths: &OutputPaths) -> Result<Vec<Member>> {
     let column = |name: &str| corpus.extra_headers.iter().position(|h| h == name);
     let [source, date, canonical, clicks, inlinks] =
         ["source", "date", "canonical", "clicks", "inlinks"].map(column);
@@ -226,55 +239,107 @@ fn settle(
     score: &dyn Fn(&Path, &Path) -> Result<usize>,
     summary: &mut Summary,
 ) -> Result<Vec<Placed>> {
-    for round in 1..=MAX_ROUNDS {
-        let plan = plan(members, judged);
+    let mut round = 1;
+    loop {
+        let plan = place(members, judged, round);
         if plan.needed.is_empty() {
-            return Ok(plan
-                .placed
-                .into_iter()
-                .map(|p| p.expect("placed"))
-                .collect());
+            let placed: Vec<Placed> = plan.placed.into_iter().flatten().collect();
+            summary.unsettled = unsettled(&placed);
+            return Ok(placed);
         }
         summary.rounds = round;
         summary.verified_pairs += plan.needed.len();
-        let (asked, scored) = (
-            run.path(&format!("verify-{round}.csv")),
-            run.path(&format!("verify-{round}.scored.csv")),
-        );
-        if !run.done(&format!("verify-{round}.scored.csv")) {
+        let (asked, scored) = verify_files(round);
+        let (asked, scored) = (run.path(&asked), run.path(&scored));
+        if !scored.is_file() {
             eprintln!(
                 "twinpage: dedupe: round {round}: {} pair(s) of a kept page and a member never judged",
                 plan.needed.len()
             );
-            write_atomically(&asked, |w| {
-                let mut csv = csv::Writer::from_writer(w);
-                csv.write_record(["url_a", "url_b", "html_a", "html_b"])?;
-                for &(kept, member) in &plan.needed {
-                    let (a, b) = (&members[kept], &members[member]);
-                    csv.write_record([&a.facts.url, &b.facts.url, &a.html, &b.html])?;
-                }
-                Ok(csv.flush()?)
-            })?;
+            write_atomically(&asked, |w| write_needed(w, members, &plan.needed))?;
             summary.invocation.rendered_documents += score(&asked, &scored)?;
         }
         read_judged(&scored, judged)?;
+        round += 1;
     }
-    // Rounds ran out: whoever is still unplaced stays alone.
-    let plan = plan(members, judged);
-    summary.unsettled = plan.placed.iter().filter(|p| p.is_none()).count();
-    Ok(plan
-        .placed
-        .into_iter()
-        .zip(members)
-        .map(|(placed, member)| {
-            placed.unwrap_or_else(|| Placed {
+}
+
+/// A round's pairs to judge, and the same scored: `verify-N.csv`, `verify-N.scored.csv`.
+pub fn verify_files(round: usize) -> (String, String) {
+    (
+        format!("verify-{round}.csv"),
+        format!("verify-{round}.scored.csv"),
+    )
+}
+
+/// How a document is placed that the rounds left unplaced: alone.
+pub const UNSETTLED: &str = "unsettled";
+
+/// Every document's place that the judgements so far settle, and the pairs of a
+/// kept page and a member to judge before the rest can be placed. In the round
+/// after the last, those still unplaced stay alone (`unsettled`).
+pub fn place(members: &[Member], judged: &Judged, round: usize) -> Plan {
+    let mut plan = plan(members, judged);
+    if round > MAX_ROUNDS {
+        plan.needed.clear();
+        for (placed, member) in plan.placed.iter_mut().zip(members) {
+            placed.get_or_insert_with(|| Placed {
                 cluster: cluster_id(member),
                 keep: true,
-                joined: "unsettled",
-                why: "alone",
-            })
-        })
-        .collect())
+                joined: UNSETTLED.into(),
+                why: "alone".into(),
+            });
+        }
+    }
+    plan
+}
+
+fn unsettled(placed: &[Placed]) -> usize {
+    placed.iter().filter(|p| p.joined == UNSETTLED).count()
+}
+
+/// The pairs a plan needs judged, as a pair file.
+pub fn write_needed(
+    w: &mut dyn Write,
+    members: &[Member],
+    needed: &[(usize, usize)],
+) -> Result<()> {
+    let mut csv = csv::Writer::from_writer(w);
+    csv.write_record(["url_a", "url_b", "html_a", "html_b"])?;
+    for &(kept, member) in needed {
+        let (a, b) = (&members[kept], &members[member]);
+        csv.write_record([&a.facts.url, &b.facts.url, &a.html, &b.html])?;
+    }
+    Ok(csv.flush()?)
+}
+
+/// The last step of a run whose clustering a driver spread over many machines
+/// (`twinpage settle`): with every document placed, `clusters.csv` and
+/// `summary.json` written as `dedupe` writes them, the rounds counted from the
+/// run's `verify-N` files.
+pub fn finish(run: &RunFolder, members: &[Member], placed: &[Placed]) -> Result<Summary> {
+    let mut summary = Summary {
+        candidate_pairs: count_rows(&run.path(CANDIDATES))?,
+        unsettled: unsettled(placed),
+        read: run
+            .done(READ_REPORT)
+            .then(|| read_report(run))
+            .transpose()?,
+        ..Summary::default()
+    };
+    loop {
+        let (asked, scored) = verify_files(summary.rounds + 1);
+        if !run.done(&scored) {
+            break;
+        }
+        summary.rounds += 1;
+        summary.verified_pairs += count_rows(&run.path(&asked))?;
+    }
+    write_clusters(run, members, placed, &mut summary)?;
+    write_atomically(&run.path(SUMMARY), |w| {
+        Ok(serde_json::to_writer_pretty(w, &summary)?)
+    })?;
+    Ok(summary)
 }
 
 /// `clusters.csv`: one row per document, singletons too, by cluster, the kept first.
@@ -311,8 +376,8 @@ fn write_clusters(
                 p.cluster.as_str(),
                 &size[p.cluster.as_str()].to_string(),
                 if p.keep { "1" } else { "0" },
-                p.joined,
-                p.why,
+                &p.joined,
+                &p.why,
                 &m.facts.url,
                 &m.source,
                 &m.html,

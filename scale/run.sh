@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The Spark driver (scale/driver.py) in Spark local mode, on this machine's cores:
+# The Spark driver (scale/driver.py): in Spark local mode on this machine's cores, or
+# submitted to a cluster's master with --master:
 #
-#   scale/run-local.sh candidates --docs docs.csv --out pairs.csv [--threshold J ...]
-#   scale/run-local.sh pipeline --docs docs.csv --out DIR [--model M --render WHEN ...]
+#   scale/run.sh [--master spark://HOST:7077] dedupe INPUT... --out DIR [--no-render ...]
+#   scale/run.sh [--master URL] candidates --docs docs.csv --out pairs.csv [--threshold J ...]
 #
 # Installs what it needs the first time: Java from Debian when `java` is missing,
 # a pinned pyspark from PyPI in target/scale-venv (reused), and target/release/twinpage
