@@ -6,7 +6,7 @@
 #   scale/cluster.sh status   prints the master's URL and its live workers, or fails
 #   scale/cluster.sh down     stops every JVM it started, and checks that none is left
 #
-# Then: scale/run-local.sh candidates --master spark://127.0.0.1:7077 --docs ... --out ...
+# Then: scale/run.sh --master spark://127.0.0.1:7077 dedupe docs.csv --out DIR ...
 # SPARK_MASTER_PORT (7077), SPARK_MASTER_WEBUI_PORT (8080) move the master; each worker
 # takes one core and TWINPAGE_SPARK_WORKER_MEMORY (2g). State and logs are kept in
 # target/spark-cluster/ (TWINPAGE_SPARK_CLUSTER for another folder).

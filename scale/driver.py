@@ -69,6 +69,8 @@ def parse_args():
     ap.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     ap.add_argument("--partitions", type=int, help="partitions of the docs table, the pairs and "
                     "every shuffle (default: twice the cores in local mode, else Spark's default)")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark setting, as spark-submit --conf (repeat for several)")
     commands = ap.add_subparsers(dest="command", required=True)
     p = commands.add_parser("candidates", help="as `twinpage candidates --method lsh`")
     p.add_argument("--docs", required=True, help="docs.csv (url,html[,rendered], other columns kept)")
@@ -122,6 +124,11 @@ def run(args):
             .set("spark.ui.enabled", "false")
             .set("spark.ui.showConsoleProgress", "false")
             .set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}"))
+    for setting in args.conf:
+        key, is_set, value = setting.partition("=")
+        if not is_set:
+            raise Failure(f"--conf {setting}: give KEY=VALUE")
+        conf.set(key, value)
     # Every shuffle cuts its output in this many partitions: a few per core is enough for
     # balance; more tasks cost more than they spread.
     if args.partitions or args.master.startswith("local"):
@@ -144,7 +151,8 @@ def run(args):
 def dedupe_docs(args):
     """Opens the run as `twinpage dedupe` does (options and models checked, a folder of
     another command refused) and reads crawls into it; the run's docs table."""
-    inputs = [os.path.abspath(i) for i in args.inputs]
+    # Inputs as given: a page's `source` names its crawl file as the user did.
+    inputs = args.inputs
     args.out = os.path.abspath(args.out)
     for i in inputs:
         if os.path.isdir(i):
@@ -153,7 +161,7 @@ def dedupe_docs(args):
     call([args.binary, "dedupe", *inputs, "--out", args.out, *dedupe_options(args), "--until", "read"],
          "twinpage dedupe --until read")
     if len(inputs) == 1 and inputs[0].endswith(".csv"):
-        return inputs[0]
+        return os.path.abspath(inputs[0])
     return os.path.join(args.out, "docs.csv")
 
 

@@ -200,6 +200,43 @@ fn the_spark_driver_writes_what_the_one_machine_commands_write() {
     assert!(many.join("report.html").is_file() && many.join("verify-1.scored.csv").is_file());
 }
 
+/// A crawl on Spark: read once on the driver (`dedupe --until read`), its pages built
+/// by script rendered on the executors from the crawl's own archived responses, with a
+/// render cache of their own: the run files of one machine.
+#[test]
+fn a_crawl_is_read_once_and_rendered_from_its_archive_on_the_executors() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scale-crawl");
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let crawls = [
+        "tests/crawls/wget.warc.gz",
+        "tests/crawls/warcio.warc.gz",
+        "tests/crawls/warcio-revisit.warc.gz",
+    ];
+    let run = |name: &str| {
+        let out = dir.join(name).display().to_string();
+        let cache = dir.join(format!("{name}-cache")).display().to_string();
+        [crawls.to_vec(), vec!["--out", &out, "--cache", &cache]]
+            .concat()
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let one = run("one");
+    let one: Vec<&str> = one.iter().map(String::as_str).collect();
+    one_machine(&[&["dedupe"][..], &one].concat());
+    let many = run("many");
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    succeeds(spark(&[&["dedupe"][..], &many].concat()));
+    same_run(&dir.join("one"), &dir.join("many"));
+    same(&dir.join("one/docs.csv"), &dir.join("many/docs.csv"));
+    // The page whose text its archived script writes was rendered, from the archive,
+    // in the executors' own cache.
+    let clusters = fs::read_to_string(dir.join("many/clusters.csv")).unwrap();
+    assert!(clusters.contains("app.html"), "{clusters}");
+    assert!(fs::read_dir(dir.join("many-cache")).unwrap().count() > 0);
+}
+
 #[test]
 fn the_spark_driver_says_what_to_fix_before_starting_spark() {
     let fails = |args: &[&str], code: i32, says: &str| {
