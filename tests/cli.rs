@@ -1452,3 +1452,44 @@ fn a_page_that_outgrows_its_memory_fails_alone() {
         "{said}"
     );
 }
+
+#[test]
+fn a_model_that_decides_nothing_by_itself_says_so_when_trained() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let head = dir.path().join("head.csv");
+    pair_file_head("training-data/er/valid.csv", 400, &head);
+    // Labels drawn apart from the pages: no confidence can be precise on them.
+    let mut reader = csv::Reader::from_path(&head).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let label = headers.iter().position(|h| h == "label").unwrap();
+    let noisy = dir.path().join("noisy.csv");
+    let mut writer = csv::Writer::from_path(&noisy).unwrap();
+    writer.write_record(&headers).unwrap();
+    for (i, record) in reader.records().enumerate() {
+        let mut fields: Vec<String> = record.unwrap().iter().map(String::from).collect();
+        let coin = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63;
+        fields[label] = coin.to_string();
+        writer.write_record(&fields).unwrap();
+    }
+    writer.flush().unwrap();
+    let out = twinpage()
+        .args([
+            "train",
+            "--no-render",
+            "--precision-target",
+            "0.999",
+            "--pairs",
+        ])
+        .arg(&noisy)
+        .arg("--out")
+        .arg(dir.path().join("m.json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("this model decides nothing duplicate by itself")
+            && stderr.contains("of the held-out pairs go to review"),
+        "{stderr}"
+    );
+}

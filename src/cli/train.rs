@@ -93,10 +93,35 @@ pub fn run(args: Args) -> Result<()> {
         model.policy.precision_target()
     )?;
     outln!("held-out evaluation:\n{}", model.heldout.report())?;
+    warn_if_undecided(&model);
     outln!("signals that matter most (rise of the Brier score when shuffled, held-out pairs):")?;
     for s in model.importance.iter().take(10) {
         outln!("  {:<45} {:+.4}", s.signal, s.brier_increase)?;
     }
     outln!("wrote {}", args.out.display())?;
     Ok(())
+}
+
+/// Says when the precision target leaves a side of the decisions empty, or most
+/// held-out pairs to review: such a model scores, but people decide.
+fn warn_if_undecided(model: &Model) {
+    let target = model.policy.precision_target();
+    let sides = [
+        (model.thresholds.duplicate >= 1.0, "duplicate"),
+        (model.thresholds.distinct <= 0.0, "distinct"),
+    ];
+    for (_, side) in sides.iter().filter(|(none, _)| *none) {
+        eprintln!(
+            "twinpage: warning: no {side} pair of the calibration split reaches precision {target}: \
+             this model decides nothing {side} by itself (every such pair goes to review); \
+             a lower --precision-target, or more training pairs, trades precision for fewer reviews"
+        );
+    }
+    let review = model.heldout.review_share;
+    if review >= 0.5 {
+        eprintln!(
+            "twinpage: warning: {:.0} % of the held-out pairs go to review at precision target {target}",
+            review * 100.0
+        );
+    }
 }
