@@ -926,3 +926,209 @@ fn scores_and_their_review_queue_are_written_together_or_not_at_all() {
     assert!(routed > 10, "{routed} pairs routed to review");
     assert_eq!(queued(), routed);
 }
+
+/// A request to a team's server: its status and body, redirects not followed.
+fn team_request(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> (u16, String, Option<String>) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let response = match method {
+        "GET" => {
+            let mut r = agent.get(url);
+            for (k, v) in headers {
+                r = r.header(*k, *v);
+            }
+            r.call()
+        }
+        _ => {
+            let mut r = agent.post(url);
+            for (k, v) in headers {
+                r = r.header(*k, *v);
+            }
+            r.send(body.unwrap_or(""))
+        }
+    };
+    let mut response = response.unwrap();
+    let cookie = response
+        .headers()
+        .get("set-cookie")
+        .map(|v| v.to_str().unwrap().to_string());
+    let status = response.status().as_u16();
+    (
+        status,
+        response.body_mut().read_to_string().unwrap_or_default(),
+        cookie,
+    )
+}
+
+#[test]
+fn a_teams_page_lets_in_only_people_signed_in_and_names_them_itself() {
+    let (_dir, db) = temp_db("team");
+    queue_of(&db, &[pair(0, 0.5, "<p>a</p>"), pair(1, 0.4, "<p>b</p>")]);
+    let server = ReviewServer::start_team(
+        db.clone(),
+        "127.0.0.1:0".parse().unwrap(),
+        most_uncertain_first(),
+        Default::default(),
+    )
+    .unwrap();
+    let base = server.url();
+    let api = |path: &str| format!("{base}api/{path}");
+    let json = ("Content-Type", "application/json");
+    let verdict = r#"{"pair_id":1,"reviewer":"mallory","verdict":"duplicate"}"#;
+
+    // No session: every API request is refused and changes nothing.
+    assert_eq!(team_request("GET", &api("me"), &[], None).0, 401);
+    assert_eq!(
+        team_request("POST", &api("verdict"), &[json], Some(verdict)).0,
+        401
+    );
+    assert_eq!(
+        team_request("POST", &api("next"), &[json], Some("{}")).0,
+        401
+    );
+    assert_eq!(
+        team_request("GET", &format!("{base}doc/x/fetched"), &[], None).0,
+        401
+    );
+    assert!(ReviewStore::open(&db)
+        .unwrap()
+        .history()
+        .unwrap()
+        .is_empty());
+
+    // An invitation's link signs in once, with a cookie scripts cannot read.
+    let token = ReviewStore::open(&db)
+        .unwrap()
+        .invite("alice", "reviewer")
+        .unwrap();
+    let link = format!("{base}signin?token={token}");
+    let (status, _, cookie) = team_request("GET", &link, &[], None);
+    assert_eq!(status, 303);
+    let cookie = cookie.unwrap();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let session = cookie.split(';').next().unwrap().to_string();
+    assert_eq!(team_request("GET", &link, &[], None).0, 403, "used once");
+    let (status, me, _) = team_request("GET", &api("me"), &[("Cookie", &session)], None);
+    assert_eq!(status, 200);
+    let me: Value = serde_json::from_str(&me).unwrap();
+    assert_eq!(
+        (me["reviewer"].as_str(), me["role"].as_str()),
+        (Some("alice"), Some("reviewer"))
+    );
+    let csrf = me["csrf"].as_str().unwrap().to_string();
+
+    // A change needs the session's CSRF token, JSON and no foreign origin.
+    let signed = [("Cookie", session.as_str()), json];
+    assert_eq!(
+        team_request("POST", &api("verdict"), &signed, Some(verdict)).0,
+        403
+    );
+    let full = [
+        ("Cookie", session.as_str()),
+        json,
+        ("X-CSRF-Token", csrf.as_str()),
+    ];
+    let form = [
+        ("Cookie", session.as_str()),
+        ("Content-Type", "application/x-www-form-urlencoded"),
+        ("X-CSRF-Token", csrf.as_str()),
+    ];
+    assert_eq!(
+        team_request("POST", &api("verdict"), &form, Some("pair_id=1")).0,
+        403
+    );
+    let foreign = [&full[..], &[("Origin", "http://evil.example")]].concat();
+    assert_eq!(
+        team_request("POST", &api("verdict"), &foreign, Some(verdict)).0,
+        403
+    );
+    assert!(ReviewStore::open(&db)
+        .unwrap()
+        .history()
+        .unwrap()
+        .is_empty());
+    // Signed in, the label is the session's person's, whatever the body says.
+    assert_eq!(
+        team_request("POST", &api("verdict"), &full, Some(verdict)).0,
+        200
+    );
+    let history = ReviewStore::open(&db).unwrap().history().unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(history[0].1, "alice");
+
+    // Wrong tokens from one address meet 429 before the 40th.
+    let refused: Vec<u16> = (0..40)
+        .map(|i| team_request("GET", &format!("{base}signin?token=wrong{i}"), &[], None).0)
+        .collect();
+    assert_eq!(refused[0], 403);
+    assert_eq!(refused[39], 429, "{refused:?}");
+
+    // Revoked, the session lets nothing in.
+    ReviewStore::open(&db).unwrap().revoke("alice").unwrap();
+    assert_eq!(
+        team_request("GET", &api("me"), &[("Cookie", &session)], None).0,
+        401
+    );
+    server.stop().unwrap();
+}
+
+#[test]
+fn a_reviewer_signs_in_with_a_link_in_chromium_and_labels_as_herself() {
+    let (_dir, db) = temp_db("team-browser");
+    queue_of(
+        &db,
+        &[pair(0, 0.5, "<p>first</p>"), pair(1, 0.4, "<p>second</p>")],
+    );
+    let server = ReviewServer::start_team(
+        db.clone(),
+        "127.0.0.1:0".parse().unwrap(),
+        most_uncertain_first(),
+        Default::default(),
+    )
+    .unwrap();
+    let token = ReviewStore::open(&db)
+        .unwrap()
+        .invite("bea", "adjudicator")
+        .unwrap();
+    let browser = chromium::browser(None);
+    let tab = browser.new_tab().unwrap();
+    // Without signing in, the page says how to.
+    tab.navigate_to(&server.url())
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    let said = || {
+        tab.evaluate("document.getElementById('status').textContent", false)
+            .unwrap()
+            .value
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    let start = Instant::now();
+    while !said().contains("sign in") {
+        assert!(start.elapsed() < Duration::from_secs(15), "{}", said());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tab.navigate_to(&format!("{}signin?token={token}", server.url()))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    wait_for_pair(&tab, "1");
+    tab.press_key("d").unwrap();
+    wait_for_pair(&tab, "2");
+    let history = ReviewStore::open(&db).unwrap().history().unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!((history[0].0, history[0].1.as_str()), (1, "bea"));
+    server.stop().unwrap();
+}

@@ -8,6 +8,7 @@ use twinpage::util::Choice;
 use twinpage_review::order::{Order, QueueOrder, DEFAULT_ORDER};
 
 use super::declared::choice;
+use twinpage_review::server::Team;
 use twinpage_review::{exchange, ReviewServer, ReviewStore};
 
 /// Serve the review page for a queue made by `score --review-db`; or move its
@@ -20,9 +21,18 @@ pub struct Args {
     /// The review database (made by `twinpage score --review-db FILE`).
     #[arg(long, value_name = "FILE", required = true)]
     db: Option<PathBuf>,
-    /// Port on 127.0.0.1 (0: any free port).
+    /// Port (0: any free port).
     #[arg(long, default_value_t = 8410)]
     port: u16,
+    /// Serve a team on this address (e.g. 0.0.0.0, or 127.0.0.1 behind a proxy):
+    /// only people signed in with `review invite` links get in. Without it the page
+    /// is on 127.0.0.1 for whoever types a name there.
+    #[arg(long, value_name = "ADDR")]
+    bind: Option<std::net::IpAddr>,
+    /// With --bind behind a reverse proxy: the client's address is the last of
+    /// X-Forwarded-For (for the sign-in limit), and cookies are Secure on https.
+    #[arg(long, requires = "bind")]
+    trust_proxy: bool,
     #[command(flatten)]
     order: OrderArgs,
 }
@@ -65,6 +75,25 @@ enum Action {
         #[command(flatten)]
         order: OrderArgs,
     },
+    /// A one-time sign-in link for NAME to a team's review page (`review --bind`):
+    /// prints the URL; opened once within 7 days, it signs NAME in for 12 hours.
+    Invite {
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        /// The person's name, which their labels carry.
+        name: String,
+        #[arg(long, default_value = "reviewer", value_parser = clap::builder::PossibleValuesParser::new(twinpage_review::store::ROLES))]
+        role: String,
+        /// The page's address as the team reaches it (the proxy's, behind one).
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8410")]
+        url: String,
+    },
+    /// End every session and unused invitation of NAME.
+    Revoke {
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        name: String,
+    },
     /// Record labels given elsewhere: CSV with pair_id,label[,reviewer]; all rows or none.
     Import {
         #[arg(long, value_name = "FILE")]
@@ -103,18 +132,48 @@ pub fn run(args: Args) -> Result<()> {
             outln!("recorded {n} label(s) from {}", labels.display())?;
             Ok(())
         }
-        None => serve(
-            args.db.expect("clap requires --db"),
-            args.port,
-            args.order.queue_order(),
-        ),
+        Some(Action::Invite {
+            db,
+            name,
+            role,
+            url,
+        }) => {
+            let token = ReviewStore::open_existing(&db)?.invite(&name, &role)?;
+            outln!("{}/signin?token={token}", url.trim_end_matches('/'))?;
+            Ok(())
+        }
+        Some(Action::Revoke { db, name }) => {
+            let ended = ReviewStore::open_existing(&db)?.revoke(&name)?;
+            outln!("ended {ended} session(s) and invitation(s) of {name}")?;
+            Ok(())
+        }
+        None => serve(&args),
     }
 }
 
-fn serve(db: PathBuf, port: u16, order: QueueOrder) -> Result<()> {
-    let server = ReviewServer::start(db.clone(), port, order)?;
+fn serve(args: &Args) -> Result<()> {
+    let db = args.db.clone().expect("clap requires --db");
+    let order = args.order.queue_order();
+    let server = match args.bind {
+        Some(ip) => ReviewServer::start_team(
+            db.clone(),
+            std::net::SocketAddr::new(ip, args.port),
+            order,
+            Team {
+                trust_proxy: args.trust_proxy,
+            },
+        )?,
+        None => ReviewServer::start(db.clone(), args.port, order)?,
+    };
     let progress = ReviewStore::connect(&db)?.progress("")?;
-    outln!("review page: {}", server.url())?;
+    match args.bind {
+        Some(_) => outln!(
+            "review page for a team on {} (sign-in links: twinpage review invite --db {} NAME)",
+            server.address(),
+            db.display()
+        )?,
+        None => outln!("review page: {}", server.url())?,
+    }
     outln!(
         "{} pair(s) queued, {} left to review; Ctrl-C stops the server (labels are saved as they are given)",
         progress.pairs, progress.left

@@ -1,4 +1,5 @@
-//! The review page's HTTP server, on 127.0.0.1 only.
+//! The review page's HTTP server: on 127.0.0.1 for one person, or on any address
+//! for a team, where only people signed in with an invitation get in.
 //!
 //! Untrusted page HTML is served from `/doc/…` under `Content-Security-Policy:
 //! sandbox`, with no `allow-scripts`: it gets an opaque origin and runs no script
@@ -9,11 +10,20 @@
 //! `Sec-Fetch-Site` says they come from elsewhere, and refuses any `Host` but its
 //! own (DNS rebinding). Each request opens its own connection to the database;
 //! SQLite's transactions keep concurrent reviewers apart.
+//!
+//! A team's server (`--bind`) answers any `Host` (a proxy names it), but every
+//! `/api/` and `/doc/` request needs a session: the cookie an invitation's sign-in
+//! link set (HttpOnly, SameSite=Strict), whose name is the reviewer's, whatever a
+//! request body says. A state-changing request must also carry the session's CSRF
+//! token in `X-CSRF-Token`, and its `Origin`, when sent, must be the page's own.
+//! Wrong sign-in tokens are counted per address; past [`MAX_FAILED_SIGN_INS`] in
+//! [`SIGN_IN_WINDOW`] the address gets 429.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use axum::body::Body;
@@ -22,13 +32,13 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::diff::word_diff;
 use super::order::{QueueOrder, Reason};
-use super::store::{ReviewStore, Verdict};
+use super::store::{ReviewStore, SignedIn, Verdict};
 use twinpage::render::StoredRender;
 
 /// The policy of the review page: its own script, style, images and frames only.
@@ -63,7 +73,30 @@ struct App {
     origins: [String; 2],
     /// [`DOCUMENT_POLICY`] with those origins as frame ancestors.
     document_policy: HeaderValue,
+    /// A team's server: sign-in needed.
+    team: Option<Team>,
+    /// Wrong sign-in tokens per address, since when.
+    failed_sign_ins: Mutex<HashMap<IpAddr, (u32, Instant)>>,
 }
+
+/// How a team's server is reached.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Team {
+    /// A reverse proxy in front: the client's address is the last of
+    /// `X-Forwarded-For`, and `X-Forwarded-Proto: https` makes cookies Secure.
+    pub trust_proxy: bool,
+}
+
+/// Wrong sign-in tokens an address may send in [`SIGN_IN_WINDOW`] before it is
+/// refused (429) until the window ends.
+pub const MAX_FAILED_SIGN_INS: u32 = 20;
+pub const SIGN_IN_WINDOW: Duration = Duration::from_secs(600);
+/// The session cookie's name.
+const SESSION_COOKIE: &str = "twinpage_session";
+
+/// The address a connection came from.
+#[derive(Clone, Copy)]
+struct Peer(SocketAddr);
 
 /// A running review server.
 pub struct ReviewServer {
@@ -76,9 +109,33 @@ impl ReviewServer {
     /// Brings the database's schema up to date and serves it on 127.0.0.1:`port`
     /// (0: any free port) from a thread of its own, the queue in `order`.
     pub fn start(db: PathBuf, port: u16, order: QueueOrder) -> Result<ReviewServer> {
+        Self::serve(
+            db,
+            SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+            order,
+            None,
+        )
+    }
+
+    /// The same for a team, on `address`: only people signed in get in.
+    pub fn start_team(
+        db: PathBuf,
+        address: SocketAddr,
+        order: QueueOrder,
+        team: Team,
+    ) -> Result<ReviewServer> {
+        Self::serve(db, address, order, Some(team))
+    }
+
+    fn serve(
+        db: PathBuf,
+        address: SocketAddr,
+        order: QueueOrder,
+        team: Option<Team>,
+    ) -> Result<ReviewServer> {
         ReviewStore::open_existing(&db)?;
-        let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
-            .with_context(|| format!("cannot listen on 127.0.0.1:{port}; try another --port"))?;
+        let listener = std::net::TcpListener::bind(address)
+            .with_context(|| format!("cannot listen on {address}; try another --port"))?;
         listener.set_nonblocking(true)?;
         let address = listener.local_addr()?;
         let port = address.port();
@@ -86,8 +143,12 @@ impl ReviewServer {
             format!("http://127.0.0.1:{port}"),
             format!("http://localhost:{port}"),
         ];
-        let document_policy =
-            HeaderValue::from_str(&format!("{DOCUMENT_POLICY} {}", origins.join(" ")))?;
+        let document_policy = if team.is_some() {
+            // Behind a proxy the page's origin is the proxy's: its own frames.
+            HeaderValue::from_str(&format!("{DOCUMENT_POLICY} *"))?
+        } else {
+            HeaderValue::from_str(&format!("{DOCUMENT_POLICY} {}", origins.join(" ")))?
+        };
         let app = Arc::new(App {
             db,
             order,
@@ -95,6 +156,8 @@ impl ReviewServer {
             hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
             origins,
             document_policy,
+            team,
+            failed_sign_ins: Mutex::new(HashMap::new()),
         });
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || -> Result<()> {
@@ -110,7 +173,7 @@ impl ReviewServer {
                     tokio::select! {
                         _ = &mut stopped => return Ok(()),
                         accepted = listener.accept() => match accepted {
-                            Ok((stream, _)) => drop(tokio::spawn(serve_connection(stream, routes.clone()))),
+                            Ok((stream, peer)) => drop(tokio::spawn(serve_connection(stream, routes.clone().layer(Extension(Peer(peer)))))),
                             // Out of file descriptors, say: wait for connections to close.
                             Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
                         },
@@ -128,6 +191,11 @@ impl ReviewServer {
     /// The page's address, e.g. `http://127.0.0.1:8410/`.
     pub fn url(&self) -> String {
         format!("http://{}/", self.address)
+    }
+
+    /// The address it listens on.
+    pub fn address(&self) -> SocketAddr {
+        self.address
     }
 
     /// Stops serving and waits for the server thread.
@@ -210,6 +278,8 @@ fn router(app: Arc<App>) -> Router {
             "/app.css",
             get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
         )
+        .route("/signin", get(sign_in))
+        .route("/api/me", get(me))
         .route("/api/next", post(next))
         .route("/api/pair/{id}", post(open_pair))
         .route("/api/progress", get(progress))
@@ -217,6 +287,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/undo", post(undo))
         .route("/doc/{hash}/{view}", get(document))
         .layer(middleware::from_fn(body_in_time))
+        .layer(middleware::from_fn_with_state(app.clone(), session))
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
 }
@@ -252,12 +323,24 @@ fn refusal(app: &App, request: &Request) -> Option<&'static str> {
     let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
     let mut hosts = headers.get_all(header::HOST).iter();
     let host = hosts.next().and_then(|h| h.to_str().ok());
-    if hosts.next().is_some() || !host.is_some_and(|h| app.hosts.iter().any(|ok| ok == h)) {
+    if hosts.next().is_some() || host.is_none() {
+        return Some("one Host header, please");
+    }
+    // A team's server answers whatever name its proxy gives it: its sessions, not
+    // its name, keep others out (a rebound name carries no session cookie).
+    let own_host = |h: &str| app.hosts.iter().any(|ok| ok == h);
+    if app.team.is_none() && !host.is_some_and(own_host) {
         return Some("unknown Host: open the address twinpage printed");
     }
+    let own_origin = |o: &str| match app.team {
+        None => app.origins.iter().any(|ok| ok == o),
+        Some(_) => o
+            .split_once("://")
+            .is_some_and(|(scheme, rest)| matches!(scheme, "http" | "https") && Some(rest) == host),
+    };
     let writes = request.method() != Method::GET && request.method() != Method::HEAD;
     if writes || request.uri().path().starts_with("/api/") {
-        if text(header::ORIGIN).is_some_and(|o| !app.origins.iter().any(|ok| ok == o)) {
+        if text(header::ORIGIN).is_some_and(|o| !own_origin(o)) {
             return Some("cross-origin request");
         }
         if headers
@@ -271,6 +354,154 @@ fn refusal(app: &App, request: &Request) -> Option<&'static str> {
         return Some("the API takes application/json");
     }
     None
+}
+
+/// On a team's server, lets `/api/` and `/doc/` requests through only with a
+/// session (401 without), and state-changing ones only with its CSRF token (403);
+/// the signed-in person goes to the handlers as an extension.
+async fn session(State(app): State<Arc<App>>, mut request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    if app.team.is_none() || !(path.starts_with("/api/") || path.starts_with("/doc/")) {
+        return next.run(request).await;
+    }
+    let id = cookie(request.headers(), SESSION_COOKIE);
+    let signed = match id {
+        Some(id) => with_store(&app, move |store| Ok(store.signed_in(&id)?)).await,
+        None => Ok(None),
+    };
+    let who = match signed {
+        Ok(Some(who)) => who,
+        Ok(None) => {
+            let why = "sign in: open the invitation link `twinpage review invite` printed";
+            return Failure(StatusCode::UNAUTHORIZED, why.into()).into_response();
+        }
+        Err(e) => return e.into_response(),
+    };
+    let writes = request.method() != Method::GET && request.method() != Method::HEAD;
+    let token = request
+        .headers()
+        .get("x-csrf-token")
+        .map(HeaderValue::as_bytes);
+    if writes && token != Some(who.csrf.as_bytes()) {
+        return refuse("missing or wrong X-CSRF-Token");
+    }
+    request.extensions_mut().insert(who);
+    next.run(request).await
+}
+
+/// The value of cookie `name`, if the request carries it.
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|pair| {
+            let (key, value) = pair.trim().split_once('=')?;
+            (key == name).then(|| value.to_string())
+        })
+}
+
+/// The client's address: the connection's, or behind a trusted proxy the last
+/// address it forwarded for.
+fn client(app: &App, headers: &HeaderMap, peer: SocketAddr) -> IpAddr {
+    let forwarded = || {
+        let last = headers
+            .get("x-forwarded-for")?
+            .to_str()
+            .ok()?
+            .rsplit(',')
+            .next()?;
+        last.trim().parse().ok()
+    };
+    match app.team {
+        Some(Team { trust_proxy: true }) => forwarded().unwrap_or(peer.ip()),
+        _ => peer.ip(),
+    }
+}
+
+#[derive(Deserialize)]
+struct Invitation {
+    #[serde(default)]
+    token: String,
+}
+
+/// `/signin?token=T`: an invitation's link. Starts a session and goes to the page;
+/// a wrong token is counted against the address.
+async fn sign_in(
+    State(app): State<Arc<App>>,
+    Extension(Peer(peer)): Extension<Peer>,
+    headers: HeaderMap,
+    Query(invitation): Query<Invitation>,
+) -> Response {
+    if app.team.is_none() {
+        return (StatusCode::NOT_FOUND, "this review page needs no sign-in").into_response();
+    }
+    let address = client(&app, &headers, peer);
+    if too_many_failures(&app, address, false) {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many wrong sign-in links from this address: wait ten minutes",
+        )
+            .into_response();
+    }
+    let token = invitation.token;
+    let started = with_store(&app, move |store| Ok(store.sign_in(&token)?)).await;
+    let (id, _) = match started {
+        Ok(Some(session)) => session,
+        Ok(None) => {
+            too_many_failures(&app, address, true);
+            let why = "this sign-in link is unknown, used or expired: ask for a new one";
+            return (StatusCode::FORBIDDEN, why).into_response();
+        }
+        Err(e) => return e.into_response(),
+    };
+    let https = matches!(app.team, Some(Team { trust_proxy: true }))
+        && headers
+            .get("x-forwarded-proto")
+            .is_some_and(|p| p.as_bytes() == b"https");
+    let max_age = super::store::SESSION_LIFETIME_MS / 1000;
+    let secure = if https { "; Secure" } else { "" };
+    let set = format!(
+        "{SESSION_COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}{secure}"
+    );
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (header::SET_COOKIE, set),
+            (header::LOCATION, "/".to_string()),
+        ],
+    )
+        .into_response()
+}
+
+/// Whether `address` is over its allowance of wrong tokens (counting one more
+/// when `failed`).
+fn too_many_failures(app: &App, address: IpAddr, failed: bool) -> bool {
+    let mut failures = app
+        .failed_sign_ins
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let now = Instant::now();
+    failures.retain(|_, (_, since)| now.duration_since(*since) < SIGN_IN_WINDOW);
+    let entry = failures.entry(address).or_insert((0, now));
+    entry.0 += u32::from(failed);
+    entry.0 > MAX_FAILED_SIGN_INS
+}
+
+/// Who the page is for: a team's signed-in person with the session's CSRF token,
+/// or, on one person's server, nobody in particular (the page asks a name).
+async fn me(signed: Option<Extension<SignedIn>>) -> Response {
+    match signed {
+        Some(Extension(who)) => Json(json!({
+            "team": true,
+            "reviewer": who.name,
+            "role": who.role,
+            "csrf": who.csrf,
+        })),
+        None => Json(json!({ "team": false })),
+    }
+    .into_response()
 }
 
 fn refuse(why: &'static str) -> Response {
@@ -309,7 +540,16 @@ async fn with_store<T: Send + 'static>(
 
 #[derive(Deserialize)]
 struct Who {
+    #[serde(default)]
     reviewer: String,
+}
+
+/// The reviewer of a request: a team's session's name, else the name typed.
+fn who(signed: Option<Extension<SignedIn>>, typed: &str) -> Result<String, Failure> {
+    match signed {
+        Some(Extension(who)) => Ok(who.name),
+        None => reviewer(typed),
+    }
 }
 
 /// A reviewer's name: what they typed, trimmed; 1 to 64 printable characters.
@@ -375,8 +615,12 @@ fn pair_response(
 }
 
 /// Leases the next pair to the reviewer: a POST, since it changes the queue.
-async fn next(State(app): State<Arc<App>>, Json(who): Json<Who>) -> Result<Response, Failure> {
-    let who = reviewer(&who.reviewer)?;
+async fn next(
+    State(app): State<Arc<App>>,
+    signed: Option<Extension<SignedIn>>,
+    Json(typed): Json<Who>,
+) -> Result<Response, Failure> {
+    let who = who(signed, &typed.reviewer)?;
     let body = with_store(&app.clone(), move |store| {
         let ranked = app.ranked(store)?;
         let id = store.next(&who, &ranked)?.map(|p| p.id);
@@ -390,9 +634,10 @@ async fn next(State(app): State<Arc<App>>, Json(who): Json<Who>) -> Result<Respo
 async fn open_pair(
     State(app): State<Arc<App>>,
     UrlPath(id): UrlPath<i64>,
-    Json(who): Json<Who>,
+    signed: Option<Extension<SignedIn>>,
+    Json(typed): Json<Who>,
 ) -> Result<Response, Failure> {
-    let who = reviewer(&who.reviewer)?;
+    let who = who(signed, &typed.reviewer)?;
     let body = with_store(&app.clone(), move |store| {
         if store.open_pair(id, &who)?.is_none() {
             return Err(Failure(StatusCode::NOT_FOUND, format!("no pair {id}")));
@@ -405,9 +650,10 @@ async fn open_pair(
 
 async fn progress(
     State(app): State<Arc<App>>,
-    Query(who): Query<Who>,
+    signed: Option<Extension<SignedIn>>,
+    Query(typed): Query<Who>,
 ) -> Result<Response, Failure> {
-    let who = reviewer(&who.reviewer)?;
+    let who = who(signed, &typed.reviewer)?;
     let body = with_store(&app, move |store| pair_response(store, None, &who, &[])).await?;
     Ok(Json(body).into_response())
 }
@@ -415,15 +661,17 @@ async fn progress(
 #[derive(Deserialize)]
 struct Judgement {
     pair_id: i64,
+    #[serde(default)]
     reviewer: String,
     verdict: Verdict,
 }
 
 async fn verdict(
     State(app): State<Arc<App>>,
+    signed: Option<Extension<SignedIn>>,
     Json(j): Json<Judgement>,
 ) -> Result<Response, Failure> {
-    let who = reviewer(&j.reviewer)?;
+    let who = who(signed, &j.reviewer)?;
     with_store(&app, move |store| {
         if !store.has_pair(j.pair_id)? {
             return Err(Failure(
@@ -437,8 +685,12 @@ async fn verdict(
     Ok(Json(json!({ "ok": true })).into_response())
 }
 
-async fn undo(State(app): State<Arc<App>>, Json(who): Json<Who>) -> Result<Response, Failure> {
-    let who = reviewer(&who.reviewer)?;
+async fn undo(
+    State(app): State<Arc<App>>,
+    signed: Option<Extension<SignedIn>>,
+    Json(typed): Json<Who>,
+) -> Result<Response, Failure> {
+    let who = who(signed, &typed.reviewer)?;
     let undone = with_store(&app, move |store| Ok(store.undo(&who)?)).await?;
     Ok(Json(json!({ "pair_id": undone })).into_response())
 }

@@ -6,6 +6,8 @@
 const $ = (id) => document.getElementById(id);
 const KEYS = { d: "duplicate", n: "distinct", u: "unsure", s: "skip" };
 let reviewer = "";
+// A team's page: the session's CSRF token, sent with every change.
+let csrf = null;
 let current = null;
 let busy = false;
 
@@ -22,9 +24,11 @@ function status(text, error) {
 }
 
 async function api(path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (csrf) headers["X-CSRF-Token"] = csrf;
   const init = body === undefined ? {} : {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers,
     body: JSON.stringify(body),
   };
   const response = await fetch(path, init);
@@ -234,4 +238,25 @@ document.addEventListener("keydown", (event) => {
 for (const verdict of Object.values(KEYS)) $(verdict).addEventListener("click", () => judge(verdict));
 $("undo").addEventListener("click", undo);
 $("reviewer").addEventListener("change", (e) => setReviewer(e.target.value));
-setReviewer(new URLSearchParams(location.search).get("reviewer") || localStorage.getItem("twinpage-reviewer") || "");
+
+// On a team's page the session says who reviews; on one person's, the name typed.
+async function start() {
+  let me;
+  try {
+    me = await api("/api/me");
+  } catch (e) {
+    $("reviewer").disabled = true;
+    status(e.message, true);
+    return;
+  }
+  if (me.team) {
+    csrf = me.csrf;
+    $("reviewer").disabled = true;
+    reviewer = me.reviewer;
+    $("reviewer").value = me.reviewer + " (" + me.role + ")";
+    run(loadNext);
+    return;
+  }
+  setReviewer(new URLSearchParams(location.search).get("reviewer") || localStorage.getItem("twinpage-reviewer") || "");
+}
+start();

@@ -10,6 +10,7 @@
 //!
 //! [`schema`] holds the migrations, [`queue`] the queued pairs and their leases,
 //! [`labels`] the verdicts and what they settle, [`documents`] the stored bodies.
+mod access;
 mod database;
 mod documents;
 mod labels;
@@ -18,6 +19,7 @@ mod queue;
 mod rows;
 mod schema;
 
+pub use access::{SignedIn, ROLES, SESSION_LIFETIME_MS};
 pub use database::ReviewStore;
 pub use documents::{DocumentSummary, StoredDocument};
 pub use labels::{Progress, SettledLabel, Verdict};

@@ -51,6 +51,20 @@ const MIGRATIONS: &[&str] = &[
         reviewer TEXT NOT NULL,
         until INTEGER NOT NULL
      );",
+    // 2: a team's sign-in: one-time invitations and sessions, hashed.
+    "CREATE TABLE invitations (
+        token_hash TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        role TEXT NOT NULL,
+        expires INTEGER NOT NULL
+     );
+     CREATE TABLE sessions (
+        id_hash TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        role TEXT NOT NULL,
+        csrf TEXT NOT NULL,
+        expires INTEGER NOT NULL
+     );",
 ];
 
 /// The schema version this build writes.
