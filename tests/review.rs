@@ -968,17 +968,23 @@ fn team_request(
     )
 }
 
+/// A team's server of `db` on a free loopback port.
+fn team_server(db: &Path) -> ReviewServer {
+    let address = "127.0.0.1:0".parse().unwrap();
+    ReviewServer::start_team(
+        db.to_path_buf(),
+        address,
+        most_uncertain_first(),
+        Default::default(),
+    )
+    .unwrap()
+}
+
 #[test]
 fn a_teams_page_lets_in_only_people_signed_in_and_names_them_itself() {
     let (_dir, db) = temp_db("team");
     queue_of(&db, &[pair(0, 0.5, "<p>a</p>"), pair(1, 0.4, "<p>b</p>")]);
-    let server = ReviewServer::start_team(
-        db.clone(),
-        "127.0.0.1:0".parse().unwrap(),
-        most_uncertain_first(),
-        Default::default(),
-    )
-    .unwrap();
+    let server = team_server(&db);
     let base = server.url();
     let api = |path: &str| format!("{base}api/{path}");
     let json = ("Content-Type", "application/json");
@@ -1090,13 +1096,7 @@ fn a_reviewer_signs_in_with_a_link_in_chromium_and_labels_as_herself() {
         &db,
         &[pair(0, 0.5, "<p>first</p>"), pair(1, 0.4, "<p>second</p>")],
     );
-    let server = ReviewServer::start_team(
-        db.clone(),
-        "127.0.0.1:0".parse().unwrap(),
-        most_uncertain_first(),
-        Default::default(),
-    )
-    .unwrap();
+    let server = team_server(&db);
     let token = ReviewStore::open(&db)
         .unwrap()
         .invite("bea", "adjudicator")
