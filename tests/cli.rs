@@ -1493,3 +1493,57 @@ fn a_model_that_decides_nothing_by_itself_says_so_when_trained() {
         "{stderr}"
     );
 }
+
+#[test]
+fn review_stats_says_how_far_two_reviewers_agree() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    stdout_of(twinpage().args([
+        "score",
+        "--no-render",
+        "--pairs",
+        "training-data/er/valid.csv",
+        "--out",
+        &path("scored.csv"),
+        "--review-db",
+        &path("queue.db"),
+    ]));
+    // The hand-computed table of 50 pairs: kappa 0.4 (agreement.rs).
+    let mut labels = String::from("pair_id,label,reviewer\n");
+    let table = [((1, 1), 20), ((1, 0), 5), ((0, 1), 10), ((0, 0), 15)];
+    let mut id = 0;
+    for ((ann, bo), n) in table {
+        for _ in 0..n {
+            id += 1;
+            labels += &format!("{id},{ann},ann\n{id},{bo},bo\n");
+        }
+    }
+    labels += "51,1,cy\n";
+    fs::write(path("labels.csv"), labels).unwrap();
+    let db = path("queue.db");
+    stdout_of(twinpage().args([
+        "review",
+        "import",
+        "--db",
+        &db,
+        "--labels",
+        &path("labels.csv"),
+    ]));
+    let stats: serde_json::Value = serde_json::from_str(&stdout_of(
+        twinpage().args(["review", "stats", "--db", &db, "--json"]),
+    ))
+    .unwrap();
+    let pairs = stats["pairs_of_reviewers"].as_array().unwrap();
+    assert_eq!(pairs.len(), 1, "{stats}");
+    assert_eq!(pairs[0]["pairs"], 50);
+    assert!(
+        (pairs[0]["kappa"].as_f64().unwrap() - 0.4).abs() < 1e-9,
+        "{stats}"
+    );
+    assert_eq!(stats["reviewers"].as_array().unwrap().len(), 3);
+    let text = stdout_of(twinpage().args(["review", "stats", "--db", &db]));
+    assert!(
+        text.contains("ann / bo") && text.contains("kappa 0.400"),
+        "{text}"
+    );
+}

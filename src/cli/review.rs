@@ -9,7 +9,7 @@ use twinpage_review::order::{Order, QueueOrder, DEFAULT_ORDER};
 
 use super::declared::choice;
 use twinpage_review::server::Team;
-use twinpage_review::{exchange, ReviewServer, ReviewStore};
+use twinpage_review::{agreement, exchange, ReviewServer, ReviewStore};
 
 /// Serve the review page for a queue made by `score --review-db`; or move its
 /// pairs and labels in and out as files.
@@ -88,6 +88,15 @@ enum Action {
         #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8410")]
         url: String,
     },
+    /// Whether the reviewers agree: each one's labels and labels per hour, Cohen's
+    /// kappa for each pair of reviewers on the pairs both labelled, and pooled.
+    Stats {
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// End every session and unused invitation of NAME.
     Revoke {
         #[arg(long, value_name = "FILE")]
@@ -142,6 +151,15 @@ pub fn run(args: Args) -> Result<()> {
             outln!("{}/signin?token={token}", url.trim_end_matches('/'))?;
             Ok(())
         }
+        Some(Action::Stats { db, json }) => {
+            let stats = agreement::stats(&ReviewStore::open_existing(&db)?.active_labels()?);
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&stats)?)?;
+            } else {
+                print_stats(&stats)?;
+            }
+            Ok(())
+        }
         Some(Action::Revoke { db, name }) => {
             let ended = ReviewStore::open_existing(&db)?.revoke(&name)?;
             outln!("ended {ended} session(s) and invitation(s) of {name}")?;
@@ -184,4 +202,35 @@ fn serve(args: &Args) -> Result<()> {
     })?;
     let _ = stopped.recv();
     server.stop()
+}
+
+fn print_stats(stats: &agreement::Stats) -> Result<()> {
+    let kappa = |k: Option<f64>| k.map_or("-".to_string(), |k| format!("{k:.3}"));
+    outln!("reviewer                  labels   hours  labels/hour")?;
+    for p in &stats.reviewers {
+        let rate = p.per_hour.map_or("-".to_string(), |r| format!("{r:.0}"));
+        outln!(
+            "{:<24} {:>7} {:>7.2} {:>12}",
+            p.reviewer,
+            p.labels,
+            p.hours,
+            rate
+        )?;
+    }
+    outln!("agreement (Cohen's kappa on the pairs both labelled):")?;
+    for a in &stats.pairs_of_reviewers {
+        outln!(
+            "  {:<40} {:>6} pairs  kappa {}",
+            a.reviewers.join(" / "),
+            a.pairs,
+            kappa(a.kappa)
+        )?;
+    }
+    outln!(
+        "  {:<40} {:>6} pairs  kappa {}",
+        "all pairs of reviewers, pooled",
+        stats.overall.pairs,
+        kappa(stats.overall.kappa)
+    )?;
+    Ok(())
 }

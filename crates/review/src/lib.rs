@@ -8,6 +8,7 @@
 //! says when more labels stop changing the model much, and [`retrain`] trains
 //! the next model with the settled labels.
 
+pub mod agreement;
 pub mod diff;
 pub mod exchange;
 pub mod hint;

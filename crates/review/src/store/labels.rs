@@ -248,6 +248,23 @@ impl ReviewStore {
 
     /// Every verdict ever given (undone ones too), for tests and audits:
     /// (pair, reviewer, verdict, undone).
+    /// Every active label (not undone, not a skip), oldest first.
+    pub fn active_labels(&self) -> Result<Vec<crate::agreement::Label>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT pair_id, reviewer, verdict, at FROM verdicts
+             WHERE undone_at IS NULL AND verdict <> 'skip' ORDER BY id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(crate::agreement::Label {
+                pair_id: r.get(0)?,
+                reviewer: r.get(1)?,
+                verdict: Verdict::from_db(&r.get::<_, String>(2)?),
+                at_ms: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn history(&self) -> Result<Vec<(i64, String, Verdict, bool)>> {
         let mut stmt = self.conn.prepare(
             "SELECT pair_id, reviewer, verdict, undone_at IS NOT NULL FROM verdicts ORDER BY id",
