@@ -270,7 +270,7 @@ def settle(sc, binary, out, docs, score_options):
                .leftOuterJoin(component)
                .map(lambda kv: (kv[1][1] or kv[0], kv[1][0]))).persist()
     group_of_body = grouped.map(lambda g: (g[1][1][2], g[0])).distinct().persist()
-    say(f"{grouped.count()} documents in {grouped.keys().distinct().count()} groups of components")
+    say(f"{grouped.count()} documents grouped by the components of their bodies")
     placed, open_groups = sc.emptyRDD(), grouped
     for round_ in itertools.count(1):
         by_group = (sc.union(judged).map(lambda j: (j[1][0], j))

@@ -48,8 +48,8 @@ pub struct Args {
     review_db: Option<PathBuf>,
     /// Stop after this stage (its output written); the same command without it
     /// goes on from there.
-    #[arg(long, value_name = "STAGE", value_parser = clap::builder::PossibleValuesParser::new(["read", "candidates", "pairs"]))]
-    until: Option<String>,
+    #[arg(long, value_name = "STAGE", value_enum)]
+    until: Option<Stage>,
     #[command(flatten)]
     rendering: super::inputs::RenderArgs,
 }
@@ -93,11 +93,7 @@ pub fn run(args: Args) -> Result<()> {
         write_atomically(out, |w| scored::write(w, &batch.files[0], &outcomes))?;
         Ok(rendered)
     };
-    let until = args.until.as_deref().map(|stage| match stage {
-        "read" => DOCS,
-        "candidates" => CANDIDATES,
-        _ => PAIRS,
-    });
+    let until = args.until.map(Stage::output);
     let summary = dedupe::dedupe(
         &args.inputs,
         &run,
@@ -124,8 +120,8 @@ pub fn run(args: Args) -> Result<()> {
             );
         }
     }
-    if let Some(stage) = &args.until {
-        outln!("stopped after stage {stage} in {}", run.dir().display())?;
+    if let Some(stage) = until {
+        outln!("stopped with {} written", run.path(stage).display())?;
         return Ok(());
     }
     say_done(&run, &summary)?;
@@ -142,6 +138,25 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// A stage to stop after.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Stage {
+    Read,
+    Candidates,
+    Pairs,
+}
+
+impl Stage {
+    /// The file that says the stage is done.
+    fn output(self) -> &'static str {
+        match self {
+            Stage::Read => DOCS,
+            Stage::Candidates => CANDIDATES,
+            Stage::Pairs => PAIRS,
+        }
+    }
 }
 
 /// Says what a finished run found, writes its page, and names its files.

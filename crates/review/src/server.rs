@@ -414,9 +414,9 @@ fn client(app: &App, headers: &HeaderMap, peer: SocketAddr) -> IpAddr {
             .next()?;
         last.trim().parse().ok()
     };
-    match app.team {
-        Some(Team { trust_proxy: true }) => forwarded().unwrap_or(peer.ip()),
-        _ => peer.ip(),
+    match app.behind_proxy() {
+        true => forwarded().unwrap_or(peer.ip()),
+        false => peer.ip(),
     }
 }
 
@@ -456,7 +456,7 @@ async fn sign_in(
         }
         Err(e) => return e.into_response(),
     };
-    let https = matches!(app.team, Some(Team { trust_proxy: true }))
+    let https = app.behind_proxy()
         && headers
             .get("x-forwarded-proto")
             .is_some_and(|p| p.as_bytes() == b"https");
@@ -565,6 +565,11 @@ fn reviewer(raw: &str) -> Result<String, Failure> {
 }
 
 impl App {
+    /// A team's server whose forwarded headers are to be believed.
+    fn behind_proxy(&self) -> bool {
+        self.team.is_some_and(|t| t.trust_proxy)
+    }
+
     /// The queue in the server's order, ranked again only if the queue changed.
     fn ranked(&self, store: &ReviewStore) -> Result<Ranking> {
         let version = store.queue_version()?;
