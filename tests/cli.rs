@@ -432,6 +432,21 @@ fn train_evaluate_explain_round_trip() {
         text.contains("trees vote duplicate") && text.contains("bin"),
         "{text}"
     );
+    // The waterfall ends at the forest's output, the trees' mean printed above it.
+    let figure = |after: &str, before: &str| -> String {
+        let start = text
+            .find(after)
+            .unwrap_or_else(|| panic!("{after}: {text}"))
+            + after.len();
+        let rest = &text[start..];
+        rest[..rest.find(before).unwrap()].trim().to_string()
+    };
+    assert!(text.contains("why this score: the forest's base"), "{text}");
+    assert_eq!(
+        figure("their mean ", ","),
+        figure("\n  = ", ", the forest's output"),
+        "{text}"
+    );
     // Byte-identical bodies are decided by the screen, as `score` decides them.
     let text = stdout_of(
         twinpage()

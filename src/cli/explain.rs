@@ -1,14 +1,16 @@
-//! `twinpage explain`: the way a pair took through the tree.
+//! `twinpage explain`: the way a pair took through the trees, and what each
+//! signal added to its score.
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
 use twinpage::document::PairFile;
-use twinpage::model::{ExplainedStep, Explanation};
+use twinpage::model::{ExplainedStep, Explanation, ScoreParts};
 use twinpage::pipeline::{self, Batch};
 
-/// Show the tree path of a pair: each signal's value, the threshold it met, the leaf's counts.
+/// Show why a pair got its score: the paths through the most representative trees,
+/// the cell's counts, and each signal's contribution to the forest's score.
 #[derive(clap::Args)]
 pub struct Args {
     /// Pair file (CSV).
@@ -102,8 +104,43 @@ fn print_explanation(e: &Explanation) -> std::io::Result<()> {
         e.thresholds.duplicate,
         e.thresholds.distinct
     )?;
+    if let Some(parts) = &e.contributions {
+        print_waterfall(parts)?;
+    }
     Ok(())
 }
+
+/// The signals that moved the forest's score most, each from the running total.
+fn print_waterfall(parts: &ScoreParts) -> std::io::Result<()> {
+    outln!(
+        "  why this score: the forest's base {:.4}, then each signal's contribution (tree paths, summed over the trees):",
+        parts.base
+    )?;
+    let (largest, rest, others) = parts.largest(WATERFALL_ROWS);
+    let mut total = parts.base;
+    for part in largest {
+        total += part.contribution;
+        outln!(
+            "  {:+.4} -> {total:.4}  {:<45} = {:.4}",
+            part.contribution,
+            part.signal,
+            part.value
+        )?;
+    }
+    if others > 0 {
+        outln!(
+            "  {rest:+.4} -> {:.4}  {others} other signal(s)",
+            total + rest
+        )?;
+    }
+    outln!(
+        "  = {:.4}, the forest's output (calibrated above)",
+        parts.output
+    )
+}
+
+/// How many signals the waterfall names; the rest are summed on one line.
+const WATERFALL_ROWS: usize = 10;
 
 fn print_steps(steps: &[ExplainedStep]) -> std::io::Result<()> {
     for step in steps {

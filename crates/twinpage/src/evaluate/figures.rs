@@ -639,6 +639,7 @@ mod tests {
             params: ForestParams::default(),
             trees: vec![tree.clone(), tree.clone()],
             shares: vec![vec![0.0; 3]; 2],
+            node_counts: Vec::new(),
         };
         assert_eq!(split_uses(&forest, &names)[0].splits, 2);
         assert_eq!(

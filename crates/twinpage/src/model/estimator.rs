@@ -59,6 +59,22 @@ pub trait Estimator: Debug + Send + Sync {
     fn trees(&self) -> Vec<&Tree> {
         Vec::new()
     }
+    /// What each signal added to the score of `x` on its way through the
+    /// estimator, when it can say (a forest whose file keeps its node counts).
+    fn contributions(&self, _x: &[f64]) -> Option<Contributions> {
+        None
+    }
+}
+
+/// A score taken apart by signal (Saabas' tree-path contributions): `base` plus
+/// the sum of `by_signal` is `output`, the estimator's score before calibration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contributions {
+    /// The score of a pair that took no test (the trees' mean root value).
+    pub base: f64,
+    pub output: f64,
+    /// One per signal, in vector order.
+    pub by_signal: Vec<f64>,
 }
 
 /// Checked parameters of a kind of estimator.

@@ -1,13 +1,14 @@
 //! Why a model gave a pair its confidence, in the signals' names: the tests on
 //! the pair's way to its cell, what that cell learned in calibration, and the
-//! thresholds that routed it. `explain` prints it; the review queue stores it
-//! with each pair and the page shows it.
+//! thresholds that routed it, and (for a forest) what each signal added to its
+//! score. `explain` prints it; the review queue stores it with each pair and the
+//! page shows it.
 
 use serde::{Deserialize, Serialize};
 
 use super::calibration::Cell;
 use super::decision::{Decision, Judgement, Thresholds};
-use super::estimator::Committee;
+use super::estimator::{Committee, Contributions};
 
 /// One test on the way: the signal's value against the threshold it met.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,6 +75,62 @@ pub struct Explanation {
     pub counts: CellCounts,
     pub p_duplicate: f64,
     pub thresholds: Thresholds,
+    /// Each signal's part in the estimator's score, when it can say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contributions: Option<ScoreParts>,
+}
+
+/// A score taken apart: `base` plus every signal's contribution is `output`, the
+/// estimator's score before calibration (which makes it `p_duplicate`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreParts {
+    pub base: f64,
+    pub output: f64,
+    /// The signals that moved the score, largest move first.
+    pub signals: Vec<SignalPart>,
+}
+
+/// One signal's value for the pair and how far it moved the score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SignalPart {
+    pub signal: String,
+    pub value: f64,
+    pub contribution: f64,
+}
+
+impl ScoreParts {
+    /// Names the parts of `contributions` by `signals`, for the vector `x`.
+    pub fn named(contributions: Contributions, signals: &[String], x: &[f64]) -> ScoreParts {
+        let mut parts: Vec<SignalPart> = contributions
+            .by_signal
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c != 0.0)
+            .map(|(i, &contribution)| SignalPart {
+                signal: signals[i].clone(),
+                value: x[i],
+                contribution,
+            })
+            .collect();
+        parts.sort_by(|a, b| {
+            b.contribution
+                .abs()
+                .total_cmp(&a.contribution.abs())
+                .then_with(|| a.signal.cmp(&b.signal))
+        });
+        ScoreParts {
+            base: contributions.base,
+            output: contributions.output,
+            signals: parts,
+        }
+    }
+
+    /// The `n` largest parts, and the sum of the rest with how many they are.
+    pub fn largest(&self, n: usize) -> (&[SignalPart], f64, usize) {
+        let shown = &self.signals[..n.min(self.signals.len())];
+        let rest = &self.signals[shown.len()..];
+        (shown, rest.iter().map(|p| p.contribution).sum(), rest.len())
+    }
 }
 
 impl Explanation {

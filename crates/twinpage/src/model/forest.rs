@@ -23,8 +23,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::estimator::{Committee, Estimator, Kind, Learner, Path};
-use super::tree::{Tree, TreeParams, MAX_DEPTH, MIN_LEAF_WEIGHT};
+use super::estimator::{Committee, Contributions, Estimator, Kind, Learner, Path};
+use super::tree::{Node, Tree, TreeParams, MAX_DEPTH, MIN_LEAF_WEIGHT};
 use twinpage_util::hash::mix64;
 use twinpage_util::params::Param;
 
@@ -125,7 +125,7 @@ impl Learner for ValidForestParams {
         let params = self.0;
         let width = vectors.first().map_or(0, |v| v.len());
         let tree_learner = params.tree.check()?;
-        let grown: Result<Vec<(Tree, Vec<f64>)>> = (0..params.trees)
+        let grown: Result<Vec<(Tree, Vec<NodeCounts>)>> = (0..params.trees)
             .into_par_iter()
             .map(|t| {
                 let mut rng = ChaCha8Rng::seed_from_u64(mix64(seed ^ mix64(t as u64 + 1)));
@@ -139,15 +139,21 @@ impl Learner for ValidForestParams {
                 let row_labels: Vec<bool> = rows.iter().map(|&r| labels[r]).collect();
                 let mut tree = tree_learner.fit_tree(&slices, &row_labels)?;
                 tree.rename_signals(&signals);
-                let shares = leaf_shares(&tree, rows.iter().map(|&r| (vectors[r], labels[r])));
-                Ok((tree, shares))
+                let counts = node_counts(&tree, rows.iter().map(|&r| (vectors[r], labels[r])));
+                Ok((tree, counts))
             })
             .collect();
-        let (trees, shares) = grown?.into_iter().unzip();
+        let (trees, node_counts): (Vec<Tree>, Vec<Vec<NodeCounts>>) = grown?.into_iter().unzip();
+        let shares = trees
+            .iter()
+            .zip(&node_counts)
+            .map(|(tree, counts)| leaf_shares(tree, counts))
+            .collect();
         Ok(Arc::new(Forest {
             params,
             trees,
             shares,
+            node_counts,
         }))
     }
 }
@@ -181,34 +187,52 @@ fn bootstrap(labels: &[bool], max_samples: usize, rng: &mut ChaCha8Rng) -> Vec<u
     rows
 }
 
-/// Each leaf's share of duplicates among the (balanced) rows that reach it,
-/// Laplace smoothed.
-fn leaf_shares<'a>(tree: &Tree, rows: impl Iterator<Item = (&'a [f64], bool)>) -> Vec<f64> {
-    let mut counts = vec![(0u32, 0u32); tree.cells()];
+/// The (balanced) rows of a tree's bootstrap sample that pass through a node:
+/// `[duplicates, distinct]`.
+pub type NodeCounts = [u32; 2];
+
+/// How many duplicate and distinct rows pass through each node of `tree`.
+fn node_counts<'a>(tree: &Tree, rows: impl Iterator<Item = (&'a [f64], bool)>) -> Vec<NodeCounts> {
+    let mut counts = vec![[0u32; 2]; tree.nodes.len()];
     for (x, label) in rows {
-        let cell = &mut counts[tree.cell(x)];
-        if label {
-            cell.0 += 1;
-        } else {
-            cell.1 += 1;
+        for node in tree.node_path(x) {
+            counts[node][usize::from(!label)] += 1;
         }
     }
     counts
-        .into_iter()
-        .map(|(d, n)| (f64::from(d) + 1.0) / (f64::from(d + n) + 2.0))
-        .collect()
+}
+
+/// The Laplace-smoothed share of duplicates among a node's rows: a tree's output
+/// in a leaf, its expected output at an inner node.
+fn smoothed([duplicates, distinct]: NodeCounts) -> f64 {
+    (f64::from(duplicates) + 1.0) / (f64::from(duplicates + distinct) + 2.0)
+}
+
+/// Each leaf's output, in leaf order.
+fn leaf_shares(tree: &Tree, counts: &[NodeCounts]) -> Vec<f64> {
+    let mut shares = vec![0.0; tree.cells()];
+    for (node, &count) in tree.nodes.iter().zip(counts) {
+        if let Node::Leaf { leaf } = *node {
+            shares[leaf] = smoothed(count);
+        }
+    }
+    shares
 }
 
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len() as f64
 }
 
-/// Bagged trees; `shares[t][leaf]` is tree `t`'s output in that leaf.
+/// Bagged trees; `shares[t][leaf]` is tree `t`'s output in that leaf, and
+/// `node_counts[t][node]` the rows of its sample through each of its nodes (what
+/// takes a score apart by signal; files written before it lack them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Forest {
     pub params: ForestParams,
     pub trees: Vec<Tree>,
     pub shares: Vec<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_counts: Vec<Vec<NodeCounts>>,
 }
 
 impl Forest {
@@ -297,9 +321,44 @@ impl Estimator for Forest {
         (bin(committee.mean), Some(committee))
     }
 
+    /// Saabas' contributions: each test on a tree's path moves its expected
+    /// output from the node's value to its child's, and the move is the tested
+    /// signal's; summed along the path it is the leaf's output less the root's,
+    /// and averaged over the trees, the forest's score less its base.
+    fn contributions(&self, x: &[f64]) -> Option<Contributions> {
+        if self.node_counts.len() != self.trees.len() {
+            return None;
+        }
+        let mut by_signal = vec![0.0; x.len()];
+        let mut base = 0.0;
+        for (tree, counts) in self.trees.iter().zip(&self.node_counts) {
+            let path = tree.node_path(x);
+            base += smoothed(counts[path[0]]);
+            for step in path.windows(2) {
+                if let Node::Split { signal, .. } = tree.nodes[step[0]] {
+                    by_signal[signal] += smoothed(counts[step[1]]) - smoothed(counts[step[0]]);
+                }
+            }
+        }
+        let trees = self.trees.len() as f64;
+        by_signal.iter_mut().for_each(|c| *c /= trees);
+        Some(Contributions {
+            base: base / trees,
+            output: self.score(x),
+            by_signal,
+        })
+    }
+
     fn validate(&self, signals: usize) -> Result<(), String> {
         if self.trees.is_empty() || self.trees.len() != self.shares.len() {
             return Err("the forest has no trees, or trees without leaf shares".into());
+        }
+        let counted = |(tree, counts): (&Tree, &Vec<NodeCounts>)| tree.nodes.len() == counts.len();
+        if !self.node_counts.is_empty()
+            && (self.node_counts.len() != self.trees.len()
+                || !self.trees.iter().zip(&self.node_counts).all(counted))
+        {
+            return Err("the forest's node counts do not match its trees".into());
         }
         for (t, (tree, shares)) in self.trees.iter().zip(&self.shares).enumerate() {
             tree.validate(signals)
@@ -377,6 +436,38 @@ mod tests {
         assert!(forest.validate(1).is_err(), "a tree splits on signal 1");
         let back = (KIND.read)(forest.to_json()).unwrap();
         assert_eq!(back.to_json(), forest.to_json());
+    }
+
+    #[test]
+    fn contributions_add_up_to_the_score_less_the_base() {
+        let (vectors, labels) = toy();
+        let rows: Vec<&[f64]> = vectors.iter().map(Vec::as_slice).collect();
+        let forest = ForestParams {
+            trees: 25,
+            ..ForestParams::default()
+        }
+        .check()
+        .unwrap()
+        .fit(&rows, &labels, 5)
+        .unwrap();
+        for x in [[0.05, 0.5], [0.9, 0.1], [0.3, 0.99], [0.55, 0.0]] {
+            let c = forest.contributions(&x).unwrap();
+            let sum: f64 = c.by_signal.iter().sum();
+            assert!((c.base + sum - c.output).abs() < 1e-9, "{c:?}");
+            assert_eq!(c.output, forest.committee(&x).unwrap().mean);
+        }
+        let clear = forest.contributions(&[0.05, 0.5]).unwrap();
+        assert!(clear.by_signal[0] > 0.2, "signal 0 decides: {clear:?}");
+        assert!(clear.by_signal[0].abs() > 5.0 * clear.by_signal[1].abs());
+        assert!(
+            (clear.base - 0.5).abs() < 0.05,
+            "balanced samples: {clear:?}"
+        );
+        let mut old_file = forest.to_json();
+        old_file.as_object_mut().unwrap().remove("node_counts");
+        let old = (KIND.read)(old_file).unwrap();
+        assert!(old.validate(2).is_ok());
+        assert_eq!(old.contributions(&[0.05, 0.5]), None);
     }
 
     #[test]

@@ -25,8 +25,8 @@ pub mod tree;
 
 pub use calibration::Calibration;
 pub use decision::{Decision, DecisionPolicy, Judgement, Thresholds};
-pub use estimator::{Committee, Estimator, Learner};
-pub use explanation::{ExplainedPath, ExplainedStep, Explanation};
+pub use estimator::{Committee, Contributions, Estimator, Learner};
+pub use explanation::{ExplainedPath, ExplainedStep, Explanation, ScoreParts, SignalPart};
 pub use forest::ForestParams;
 pub use kinds::{estimator_named, KINDS};
 pub use metrics::{Confusion, Metrics};

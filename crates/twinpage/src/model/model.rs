@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::calibration::Calibration;
 use super::decision::{Decision, DecisionPolicy, Judgement, Thresholds};
 use super::estimator::{self, Estimator};
-use super::explanation::{ExplainedPath, ExplainedStep, Explanation};
+use super::explanation::{ExplainedPath, ExplainedStep, Explanation, ScoreParts};
 use super::metrics::Metrics;
 use super::train;
 use crate::signals::Layout;
@@ -170,6 +170,10 @@ impl Model {
             counts: self.calibration.cells[cell].into(),
             p_duplicate: self.calibration.cells[cell].p_duplicate,
             thresholds: self.thresholds,
+            contributions: self
+                .estimator
+                .contributions(x)
+                .map(|c| ScoreParts::named(c, &self.signals, x)),
         }
     }
 }

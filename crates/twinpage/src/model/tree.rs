@@ -224,6 +224,23 @@ impl Tree {
         (leaf, steps)
     }
 
+    /// The nodes `x` passes through, root first, leaf last.
+    pub fn node_path(&self, x: &[f64]) -> Vec<usize> {
+        let mut at = 0;
+        let mut path = vec![at];
+        while let Node::Split {
+            signal,
+            threshold,
+            left,
+            right,
+        } = self.nodes[at]
+        {
+            at = if x[signal] < threshold { left } else { right };
+            path.push(at);
+        }
+        path
+    }
+
     /// Walks `x` from the root to its leaf, handing each step to `on_step`.
     fn walk(&self, x: &[f64], mut on_step: impl FnMut(Step)) -> usize {
         let mut at = 0;
