@@ -12,6 +12,7 @@ use headless_chrome::{Browser, Tab};
 use serde_json::{json, Value};
 use twinpage::signals::{names, Layout};
 use twinpage_review::order::{Order, QueueOrder};
+use twinpage_review::store::Serving;
 use twinpage_review::{QueuedPair, ReviewServer, ReviewStore, StoredDocument, Verdict};
 
 fn temp_db(name: &str) -> (tempfile::TempDir, PathBuf) {
@@ -113,11 +114,32 @@ fn most_uncertain_first_conflicts_and_majority() {
         .map(|(id, _)| id)
         .collect();
     assert_eq!(pending, vec![2, 3, 1]);
-    assert_eq!(store.next("ann", &ranked).unwrap().unwrap().id, 2);
+    assert_eq!(
+        store
+            .next("ann", &Serving::once(&ranked))
+            .unwrap()
+            .unwrap()
+            .id,
+        2
+    );
     // Bob does not get the pair Ann holds.
-    assert_eq!(store.next("bob", &ranked).unwrap().unwrap().id, 3);
+    assert_eq!(
+        store
+            .next("bob", &Serving::once(&ranked))
+            .unwrap()
+            .unwrap()
+            .id,
+        3
+    );
     // Ann reloading the page finds the pair she holds again.
-    assert_eq!(store.next("ann", &ranked).unwrap().unwrap().id, 2);
+    assert_eq!(
+        store
+            .next("ann", &Serving::once(&ranked))
+            .unwrap()
+            .unwrap()
+            .id,
+        2
+    );
     store.judge(2, "ann", Verdict::Duplicate, "page").unwrap();
     store.judge(2, "bob", Verdict::Distinct, "page").unwrap();
     assert_eq!(store.progress("ann").unwrap().conflicts, vec![2]);

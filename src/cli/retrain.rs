@@ -49,8 +49,14 @@ pub fn run(args: Args) -> Result<()> {
     let parent = twinpage::model::Model::load(&model_path)?;
     super::model_files::check_layout(&parent, args.render.layout())?;
     let store = ReviewStore::open_existing(&args.db)?;
-    let (reviewed, other_layout) =
-        retrain::reviewed_pairs(&store.settled_labels()?, &parent.signals);
+    let settled = store.settled_labels()?;
+    let (reviewed, other_layout) = retrain::reviewed_pairs(&settled, &parent.signals);
+    let adjudicated = settled.iter().filter(|l| l.adjudicated).count();
+    let awaiting = store.progress("")?.awaiting_adjudication;
+    eprintln!(
+        "twinpage: {} settled review label(s), {adjudicated} of them by an adjudicator; {awaiting} pair(s) the reviewers disagree on await an adjudicator and are left out",
+        settled.len()
+    );
     if other_layout > 0 {
         eprintln!("twinpage: warning: {other_layout} reviewed label(s) were scored on other signals than this model's and are left out");
     }

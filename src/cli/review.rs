@@ -8,7 +8,7 @@ use twinpage::util::Choice;
 use twinpage_review::order::{Order, QueueOrder, DEFAULT_ORDER};
 
 use super::declared::choice;
-use twinpage_review::server::Team;
+use twinpage_review::server::{Options, Team, DEFAULT_OVERLAP};
 use twinpage_review::{agreement, exchange, ReviewServer, ReviewStore};
 
 /// Serve the review page for a queue made by `score --review-db`; or move its
@@ -33,8 +33,24 @@ pub struct Args {
     /// X-Forwarded-For (for the sign-in limit), and cookies are Secure on https.
     #[arg(long, requires = "bind")]
     trust_proxy: bool,
+    /// With --bind: the share of pairs served to two reviewers, blind to each other
+    /// (what `review stats` measures agreement on); their disagreements go to an
+    /// adjudicator.
+    #[arg(long, value_name = "SHARE", requires = "bind", default_value_t = DEFAULT_OVERLAP, value_parser = share)]
+    overlap: f64,
+    /// Hide the model's score and its reasons until the reviewer has given a verdict.
+    #[arg(long)]
+    blind: bool,
     #[command(flatten)]
     order: OrderArgs,
+}
+
+/// A share from 0 to 1.
+fn share(raw: &str) -> Result<f64, String> {
+    match raw.parse::<f64>() {
+        Ok(s) if (0.0..=1.0).contains(&s) => Ok(s),
+        _ => Err(format!("`{raw}` is not a share from 0 to 1 (0.1 is 10 %)")),
+    }
 }
 
 /// Which pair comes next (see docs/review.md).
@@ -171,17 +187,21 @@ pub fn run(args: Args) -> Result<()> {
 
 fn serve(args: &Args) -> Result<()> {
     let db = args.db.clone().expect("clap requires --db");
-    let order = args.order.queue_order();
+    let options = Options {
+        order: args.order.queue_order(),
+        blind: args.blind,
+    };
     let server = match args.bind {
         Some(ip) => ReviewServer::start_team(
             db.clone(),
             std::net::SocketAddr::new(ip, args.port),
-            order,
+            options,
             Team {
                 trust_proxy: args.trust_proxy,
+                overlap: args.overlap,
             },
         )?,
-        None => ReviewServer::start(db.clone(), args.port, order)?,
+        None => ReviewServer::start(db.clone(), args.port, options)?,
     };
     let progress = ReviewStore::connect(&db)?.progress("")?;
     match args.bind {

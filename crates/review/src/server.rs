@@ -19,7 +19,7 @@
 //! Wrong sign-in tokens are counted per address; past [`MAX_FAILED_SIGN_INS`] in
 //! [`SIGN_IN_WINDOW`] the address gets 429.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -36,9 +36,10 @@ use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::agreement;
 use super::diff::word_diff;
 use super::order::{QueueOrder, Reason};
-use super::store::{ReviewStore, SignedIn, Verdict};
+use super::store::{ReviewStore, Serving, SignedIn, Verdict};
 use twinpage::render::StoredRender;
 
 /// The policy of the review page: its own script, style, images and frames only.
@@ -55,15 +56,22 @@ const DOCUMENT_POLICY: &str = "sandbox; default-src 'none'; style-src 'unsafe-in
 const INDEX_HTML: &str = include_str!("page/index.html");
 const APP_JS: &str = include_str!("page/app.js");
 const APP_CSS: &str = include_str!("page/app.css");
+const STATS_HTML: &str = include_str!("page/stats.html");
+const STATS_JS: &str = include_str!("page/stats.js");
 
-/// The queue's pair ids in serving order, each with why it is there; shared
-/// between requests until the queue changes.
-type Ranking = Arc<Vec<(i64, Reason)>>;
+/// The queue's pair ids in serving order, each with why it is there, and the
+/// pairs that take a second look; shared between requests until the queue changes.
+type Ranking = Arc<Ranked>;
+
+struct Ranked {
+    order: Vec<(i64, Reason)>,
+    second_looks: HashSet<i64>,
+}
 
 struct App {
     db: PathBuf,
-    /// The order the queue is served in.
-    order: QueueOrder,
+    /// The order the queue is served in, and how.
+    options: Options,
     /// The queue ranked in that order, and the queue version it was ranked at:
     /// ranking reads every queued pair, so it is done again only when the queue changes.
     ranked: Mutex<Option<(String, Ranking)>>,
@@ -79,12 +87,44 @@ struct App {
     failed_sign_ins: Mutex<HashMap<IpAddr, (u32, Instant)>>,
 }
 
-/// How a team's server is reached.
-#[derive(Debug, Clone, Copy, Default)]
+/// How a team's server is reached and shares its pairs.
+#[derive(Debug, Clone, Copy)]
 pub struct Team {
     /// A reverse proxy in front: the client's address is the last of
     /// `X-Forwarded-For`, and `X-Forwarded-Proto: https` makes cookies Secure.
     pub trust_proxy: bool,
+    /// Share of the pairs served to two reviewers, blind to each other (their
+    /// agreement is what `review stats` measures).
+    pub overlap: f64,
+}
+
+/// The share of pairs a team's second look takes unless told otherwise.
+pub const DEFAULT_OVERLAP: f64 = 0.1;
+
+impl Default for Team {
+    fn default() -> Team {
+        Team {
+            trust_proxy: false,
+            overlap: DEFAULT_OVERLAP,
+        }
+    }
+}
+
+/// How the queue is served: its order, and whether the page hides the model's
+/// score and its reasons until the reviewer has given a verdict.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    pub order: QueueOrder,
+    pub blind: bool,
+}
+
+impl From<QueueOrder> for Options {
+    fn from(order: QueueOrder) -> Options {
+        Options {
+            order,
+            blind: false,
+        }
+    }
 }
 
 /// Wrong sign-in tokens an address may send in [`SIGN_IN_WINDOW`] before it is
@@ -108,11 +148,11 @@ pub struct ReviewServer {
 impl ReviewServer {
     /// Brings the database's schema up to date and serves it on 127.0.0.1:`port`
     /// (0: any free port) from a thread of its own, the queue in `order`.
-    pub fn start(db: PathBuf, port: u16, order: QueueOrder) -> Result<ReviewServer> {
+    pub fn start(db: PathBuf, port: u16, options: impl Into<Options>) -> Result<ReviewServer> {
         Self::serve(
             db,
             SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
-            order,
+            options.into(),
             None,
         )
     }
@@ -121,16 +161,20 @@ impl ReviewServer {
     pub fn start_team(
         db: PathBuf,
         address: SocketAddr,
-        order: QueueOrder,
+        options: impl Into<Options>,
         team: Team,
     ) -> Result<ReviewServer> {
-        Self::serve(db, address, order, Some(team))
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&team.overlap),
+            "the overlap is a share of the pairs, from 0 to 1"
+        );
+        Self::serve(db, address, options.into(), Some(team))
     }
 
     fn serve(
         db: PathBuf,
         address: SocketAddr,
-        order: QueueOrder,
+        options: Options,
         team: Option<Team>,
     ) -> Result<ReviewServer> {
         ReviewStore::open_existing(&db)?;
@@ -151,7 +195,7 @@ impl ReviewServer {
         };
         let app = Arc::new(App {
             db,
-            order,
+            options,
             ranked: Mutex::new(None),
             hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
             origins,
@@ -278,8 +322,17 @@ fn router(app: Arc<App>) -> Router {
             "/app.css",
             get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
         )
+        .route(
+            "/stats",
+            get(|| async { page(STATS_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/stats.js",
+            get(|| async { page(STATS_JS, "text/javascript; charset=utf-8") }),
+        )
         .route("/signin", get(sign_in))
         .route("/api/me", get(me))
+        .route("/api/stats", get(stats))
         .route("/api/next", post(next))
         .route("/api/pair/{id}", post(open_pair))
         .route("/api/progress", get(progress))
@@ -491,15 +544,17 @@ fn too_many_failures(app: &App, address: IpAddr, failed: bool) -> bool {
 
 /// Who the page is for: a team's signed-in person with the session's CSRF token,
 /// or, on one person's server, nobody in particular (the page asks a name).
-async fn me(signed: Option<Extension<SignedIn>>) -> Response {
+async fn me(State(app): State<Arc<App>>, signed: Option<Extension<SignedIn>>) -> Response {
+    let blind = app.options.blind;
     match signed {
         Some(Extension(who)) => Json(json!({
             "team": true,
             "reviewer": who.name,
             "role": who.role,
             "csrf": who.csrf,
+            "blind": blind,
         })),
-        None => Json(json!({ "team": false })),
+        None => Json(json!({ "team": false, "blind": blind })),
     }
     .into_response()
 }
@@ -544,11 +599,36 @@ struct Who {
     reviewer: String,
 }
 
-/// The reviewer of a request: a team's session's name, else the name typed.
-fn who(signed: Option<Extension<SignedIn>>, typed: &str) -> Result<String, Failure> {
+/// Who asks, and what they may see and settle.
+#[derive(Debug, Clone)]
+struct Reader {
+    name: String,
+    /// A team's reviewer sees only their own labels (a second look is blind).
+    team: bool,
+    /// Settles the pairs reviewers disagree on, and sees every label.
+    adjudicator: bool,
+}
+
+impl Reader {
+    /// Sees the labels of others.
+    fn sees_all_labels(&self) -> bool {
+        !self.team || self.adjudicator
+    }
+}
+
+/// The reader of a request: a team's session's person, else the name typed.
+fn who(signed: Option<Extension<SignedIn>>, typed: &str) -> Result<Reader, Failure> {
     match signed {
-        Some(Extension(who)) => Ok(who.name),
-        None => reviewer(typed),
+        Some(Extension(who)) => Ok(Reader {
+            adjudicator: who.role == "adjudicator",
+            name: who.name,
+            team: true,
+        }),
+        None => Ok(Reader {
+            name: reviewer(typed)?,
+            team: false,
+            adjudicator: false,
+        }),
     }
 }
 
@@ -579,27 +659,40 @@ impl App {
                 return Ok(ranked.clone());
             }
         }
-        let ranked = Arc::new(store.ranked(self.order)?);
+        let overlap = self.team.map_or(0.0, |t| t.overlap);
+        let ranked = Arc::new(Ranked {
+            order: store.ranked(self.options.order)?,
+            second_looks: store.second_looks(overlap)?,
+        });
         *cached = Some((version, ranked.clone()));
         Ok(ranked)
     }
 }
 
 /// The pair (with why the queue put it where it is), its texts' differences,
-/// where the queue stands and the hint.
+/// where the queue stands and the hint; what `reader` may not see left out.
 fn pair_response(
     store: &mut ReviewStore,
     id: Option<i64>,
-    who: &str,
+    reader: &Reader,
     ranked: &[(i64, Reason)],
+    blind: bool,
 ) -> Result<serde_json::Value, Failure> {
-    let progress = store.progress(who)?;
+    let mut progress = store.progress(&reader.name)?;
+    if !reader.sees_all_labels() {
+        progress.conflicts.clear();
+    }
     let hint = store.hint()?;
     let Some(id) = id else {
         return Ok(json!({ "pair": null, "progress": progress, "hint": hint }));
     };
     let mut pair = store.pair(id)?;
     pair.reason = ranked.iter().find(|(i, _)| *i == id).map(|(_, r)| *r);
+    let disputed = reader.adjudicator && store.disputed(id, &reader.name)?;
+    let judged = pair.labels.iter().any(|(r, _)| *r == reader.name);
+    if !reader.sees_all_labels() {
+        pair.labels.retain(|(r, _)| *r == reader.name);
+    }
     let summary = |hash: &str| -> Result<_, Failure> {
         store
             .document_summary(hash)?
@@ -607,8 +700,16 @@ fn pair_response(
     };
     let (a, b) = (summary(&pair.doc_a)?, summary(&pair.doc_b)?);
     let diff = word_diff(&a.core_text, &b.core_text);
+    let mut pair = serde_json::to_value(pair).map_err(anyhow::Error::from)?;
+    let hidden = blind && !judged;
+    if hidden {
+        pair["p_duplicate"] = serde_json::Value::Null;
+        pair["explanation"] = serde_json::Value::Null;
+    }
     Ok(json!({
         "pair": pair,
+        "hidden": hidden,
+        "disputed": disputed,
         "documents": {
             "a": { "render": a.has_render, "screenshot": a.has_screenshot },
             "b": { "render": b.has_render, "screenshot": b.has_screenshot },
@@ -625,11 +726,16 @@ async fn next(
     signed: Option<Extension<SignedIn>>,
     Json(typed): Json<Who>,
 ) -> Result<Response, Failure> {
-    let who = who(signed, &typed.reviewer)?;
+    let reader = who(signed, &typed.reviewer)?;
     let body = with_store(&app.clone(), move |store| {
         let ranked = app.ranked(store)?;
-        let id = store.next(&who, &ranked)?.map(|p| p.id);
-        pair_response(store, id, &who, &ranked)
+        let serving = Serving {
+            ranked: &ranked.order,
+            second_looks: Some(&ranked.second_looks),
+            adjudicator: reader.adjudicator,
+        };
+        let id = store.next(&reader.name, &serving)?.map(|p| p.id);
+        pair_response(store, id, &reader, &ranked.order, app.options.blind)
     })
     .await?;
     Ok(Json(body).into_response())
@@ -642,12 +748,13 @@ async fn open_pair(
     signed: Option<Extension<SignedIn>>,
     Json(typed): Json<Who>,
 ) -> Result<Response, Failure> {
-    let who = who(signed, &typed.reviewer)?;
+    let reader = who(signed, &typed.reviewer)?;
     let body = with_store(&app.clone(), move |store| {
-        if store.open_pair(id, &who)?.is_none() {
+        if store.open_pair(id, &reader.name)?.is_none() {
             return Err(Failure(StatusCode::NOT_FOUND, format!("no pair {id}")));
         }
-        pair_response(store, Some(id), &who, &app.ranked(store)?)
+        let ranked = app.ranked(store)?;
+        pair_response(store, Some(id), &reader, &ranked.order, app.options.blind)
     })
     .await?;
     Ok(Json(body).into_response())
@@ -658,8 +765,26 @@ async fn progress(
     signed: Option<Extension<SignedIn>>,
     Query(typed): Query<Who>,
 ) -> Result<Response, Failure> {
-    let who = who(signed, &typed.reviewer)?;
-    let body = with_store(&app, move |store| pair_response(store, None, &who, &[])).await?;
+    let reader = who(signed, &typed.reviewer)?;
+    let body = with_store(&app, move |store| {
+        pair_response(store, None, &reader, &[], false)
+    })
+    .await?;
+    Ok(Json(body).into_response())
+}
+
+/// Whether the reviewers agree (the stats page), and where the queue stands.
+async fn stats(State(app): State<Arc<App>>) -> Result<Response, Failure> {
+    let overlap = app.team.map_or(0.0, |t| t.overlap);
+    let body = with_store(&app, move |store| {
+        Ok(json!({
+            "agreement": agreement::stats(&store.active_labels()?),
+            "progress": store.progress("")?,
+            "hint": store.hint()?,
+            "overlap": overlap,
+        }))
+    })
+    .await?;
     Ok(Json(body).into_response())
 }
 
@@ -671,23 +796,32 @@ struct Judgement {
     verdict: Verdict,
 }
 
+/// Records a verdict: an adjudicator's on a pair its reviewers disagree on
+/// settles it. On a blind page the answer reveals what the model said.
 async fn verdict(
     State(app): State<Arc<App>>,
     signed: Option<Extension<SignedIn>>,
     Json(j): Json<Judgement>,
 ) -> Result<Response, Failure> {
-    let who = who(signed, &j.reviewer)?;
-    with_store(&app, move |store| {
+    let reader = who(signed, &j.reviewer)?;
+    let blind = app.options.blind;
+    let revealed = with_store(&app, move |store| {
         if !store.has_pair(j.pair_id)? {
             return Err(Failure(
                 StatusCode::NOT_FOUND,
                 format!("no pair {}", j.pair_id),
             ));
         }
-        Ok(store.judge(j.pair_id, &who, j.verdict, "page")?)
+        let adjudicates = reader.adjudicator && store.disputed(j.pair_id, &reader.name)?;
+        let source = if adjudicates { "adjudication" } else { "page" };
+        store.judge(j.pair_id, &reader.name, j.verdict, source)?;
+        let pair = blind.then(|| store.pair(j.pair_id)).transpose()?;
+        Ok(pair.map(|p| {
+            json!({ "pair_id": p.id, "p_duplicate": p.p_duplicate, "explanation": p.explanation })
+        }))
     })
     .await?;
-    Ok(Json(json!({ "ok": true })).into_response())
+    Ok(Json(json!({ "ok": true, "revealed": revealed })).into_response())
 }
 
 async fn undo(
@@ -695,8 +829,8 @@ async fn undo(
     signed: Option<Extension<SignedIn>>,
     Json(typed): Json<Who>,
 ) -> Result<Response, Failure> {
-    let who = who(signed, &typed.reviewer)?;
-    let undone = with_store(&app, move |store| Ok(store.undo(&who)?)).await?;
+    let name = who(signed, &typed.reviewer)?.name;
+    let undone = with_store(&app, move |store| Ok(store.undo(&name)?)).await?;
     Ok(Json(json!({ "pair_id": undone })).into_response())
 }
 

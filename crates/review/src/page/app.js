@@ -10,6 +10,8 @@ let reviewer = "";
 let csrf = null;
 let current = null;
 let busy = false;
+// How many signals a waterfall names; the rest share one row.
+const WATERFALL_ROWS = 8;
 
 function el(tag, text, cls) {
   const e = document.createElement(tag);
@@ -108,9 +110,44 @@ const REASONS = {
   "random": "Served now at random: one pair in ten is, so the queue also checks what the model is sure of.",
 };
 
+// What each signal added to the forest's score, from its base to its output, as bars
+// on a 0..1 scale, the largest first; then the calibrated p_duplicate.
+function waterfall(holder, e, p) {
+  holder.replaceChildren();
+  const parts = e && e.contributions;
+  if (!parts) {
+    holder.append(el("p", "This model does not take its score apart by signal (retrain it with this twinpage to see why)."));
+    return;
+  }
+  const bar = (from, to, cls) => {
+    const track = el("div", undefined, "track");
+    const b = el("div", undefined, "bar " + cls);
+    b.style.left = (100 * Math.min(from, to)).toFixed(2) + "%";
+    b.style.width = Math.max(0.3, 100 * Math.abs(to - from)).toFixed(2) + "%";
+    track.append(b);
+    return track;
+  };
+  const line = (name, number, track) => holder.append(el("span", name), el("span", number, "num"), track);
+  line("the forest's base", fmt(parts.base), bar(0, parts.base, "level"));
+  let total = parts.base;
+  const shown = parts.signals.slice(0, WATERFALL_ROWS);
+  for (const s of shown) {
+    line(`${s.signal} = ${fmt(s.value)}`, (s.contribution >= 0 ? "+" : "") + s.contribution.toFixed(4), bar(total, total + s.contribution, s.contribution >= 0 ? "up" : "down"));
+    total += s.contribution;
+  }
+  const rest = parts.signals.slice(WATERFALL_ROWS);
+  if (rest.length) {
+    const sum = rest.reduce((a, s) => a + s.contribution, 0);
+    line(`${rest.length} other signals`, (sum >= 0 ? "+" : "") + sum.toFixed(4), bar(total, total + sum, sum >= 0 ? "up" : "down"));
+  }
+  line("the forest's output", fmt(parts.output), bar(0, parts.output, "level"));
+  line("calibrated: p_duplicate", fmt(p), bar(0, p, "level"));
+}
+
 function showExplanation(pair) {
   const e = pair.explanation;
   $("reason").textContent = REASONS[pair.reason] || "";
+  waterfall($("waterfall"), e, pair.p_duplicate);
   const path = $("path");
   path.replaceChildren();
   const head = el("tr");
@@ -170,7 +207,11 @@ function show(data) {
   $("pair").hidden = false;
   $("pair-title").textContent = `Pair #${pair.id} (${pair.source})`;
   $("pair-score").textContent =
-    `p_duplicate ${fmt(pair.p_duplicate)} by model ${pair.model_id}` + (pair.query ? ` · query: ${pair.query}` : "");
+    (data.hidden ? `model ${pair.model_id}` : `p_duplicate ${fmt(pair.p_duplicate)} by model ${pair.model_id}`) +
+    (pair.query ? ` · query: ${pair.query}` : "");
+  $("why").hidden = data.hidden;
+  $("blind").hidden = !data.hidden;
+  $("dispute").hidden = !data.disputed;
   const labels = pair.labels.map(([r, v]) => `${r}: ${v}`).join(", ");
   const votes = new Set(pair.labels.map(([, v]) => v).filter((v) => v !== "unsure"));
   $("pair-labels").textContent = labels ? "labels so far: " + labels + (votes.size > 1 ? " (conflict)" : "") : "";
@@ -180,7 +221,7 @@ function show(data) {
   const diff = $("diff");
   diff.replaceChildren();
   for (const s of data.diff) diff.append(s.side === "same" ? document.createTextNode(s.text) : el(s.side === "a" ? "del" : "ins", s.text));
-  showExplanation(pair);
+  if (!data.hidden) showExplanation(pair);
   status("");
   $("main").dataset.pairId = String(pair.id);
 }
@@ -206,9 +247,19 @@ function judge(verdict) {
   if (!current) return;
   const id = current.id;
   run(async () => {
-    await api("/api/verdict", { pair_id: id, reviewer, verdict });
+    const answer = await api("/api/verdict", { pair_id: id, reviewer, verdict });
+    reveal(answer.revealed, verdict);
     await loadNext();
   });
+}
+
+// On a blind page, what the model said of the pair just judged.
+function reveal(r, verdict) {
+  $("revealed").hidden = !r;
+  if (!r) return;
+  $("revealed-title").textContent =
+    `Pair #${r.pair_id}: you said ${verdict}; the model said p_duplicate ${fmt(r.p_duplicate)}, because:`;
+  waterfall($("revealed-waterfall"), r.explanation, r.p_duplicate);
 }
 
 function undo() {

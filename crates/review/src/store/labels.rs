@@ -3,8 +3,10 @@
 //! Verdicts are never deleted: an undo or a changed mind marks the old verdict
 //! `undone_at`, so the whole history stays. A partial unique index allows one
 //! active label per reviewer and pair, which is what keeps a retried request from
-//! counting twice. A pair's label is settled by majority (unsure left out, ties
-//! left out).
+//! counting twice. A pair's label is settled by its adjudicators' verdict when
+//! reviewers disagreed and one was given (verdicts with source `adjudication`),
+//! else by majority (unsure left out, ties left out: two reviewers who disagree
+//! settle nothing until an adjudicator does).
 
 use anyhow::{bail, Result};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
@@ -70,15 +72,20 @@ pub struct Progress {
     pub unsure: usize,
     /// Pairs with both duplicate and distinct labels.
     pub conflicts: Vec<i64>,
+    /// Of those, the ones no adjudicator has settled.
+    pub awaiting_adjudication: usize,
     /// Labels given by the reviewer who asks.
     pub mine: usize,
 }
 
-/// A pair's settled label: the majority of its duplicate / distinct labels.
+/// A pair's settled label: its adjudicators' verdict, else the majority of its
+/// duplicate / distinct labels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettledLabel {
     pub pair_id: i64,
     pub duplicate: bool,
+    /// Settled by an adjudicator.
+    pub adjudicated: bool,
     pub signal_names: Vec<String>,
     pub signals: Vec<f64>,
     pub doc_a: String,
@@ -146,7 +153,7 @@ impl ReviewStore {
         let last: Option<(i64, i64)> = tx
             .query_row(
                 "SELECT id, pair_id FROM verdicts WHERE reviewer = ?1 AND undone_at IS NULL
-                 AND source = 'page' ORDER BY id DESC LIMIT 1",
+                 AND source IN ('page', 'adjudication') ORDER BY id DESC LIMIT 1",
                 [reviewer],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
@@ -182,6 +189,7 @@ impl ReviewStore {
             }
             if votes.duplicate > 0 && votes.distinct > 0 {
                 progress.conflicts.push(pair_id);
+                progress.awaiting_adjudication += usize::from(votes.adjudged().is_none());
             }
         }
         progress.left = progress.pairs - progress.reviewed;
@@ -195,37 +203,44 @@ impl ReviewStore {
     /// Votes per labelled pair, in pair order.
     fn votes(&self) -> Result<Vec<(i64, Votes)>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT pair_id,
-                    sum(verdict = 'duplicate'), sum(verdict = 'distinct'), sum(verdict = 'unsure'),
-                    max(at)
+            "SELECT pair_id, sum(verdict = 'duplicate'), sum(verdict = 'distinct'),
+                    sum(source = 'adjudication' AND verdict = 'duplicate'),
+                    sum(source = 'adjudication' AND verdict = 'distinct'), max(at)
              FROM verdicts WHERE undone_at IS NULL AND verdict <> 'skip'
              GROUP BY pair_id ORDER BY pair_id",
         )?;
+        let count = |r: &rusqlite::Row, i| r.get::<_, i64>(i).map(|n| n as usize);
         let rows = stmt.query_map([], |r| {
             Ok((
                 r.get(0)?,
                 Votes {
-                    duplicate: r.get::<_, i64>(1)? as usize,
-                    distinct: r.get::<_, i64>(2)? as usize,
-                    last_at: r.get(4)?,
+                    duplicate: count(r, 1)?,
+                    distinct: count(r, 2)?,
+                    adjudged_duplicate: count(r, 3)?,
+                    adjudged_distinct: count(r, 4)?,
+                    last_at: r.get(5)?,
                 },
             ))
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Every pair with a settled label (majority of duplicate / distinct; unsure
-    /// left out; ties left out), with its signal vector, oldest label first.
+    /// Every pair with a settled label (see the module doc), with its signal
+    /// vector, oldest label first.
     pub fn settled_labels(&self) -> Result<Vec<SettledLabel>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT signal_names, signals, doc_a, doc_b FROM pairs WHERE id = ?1",
         )?;
         let mut out = Vec::new();
-        for (pair_id, duplicate) in self.settled()? {
+        for (pair_id, votes) in self.votes_in_label_order()? {
+            let Some(duplicate) = votes.settled() else {
+                continue;
+            };
             out.push(stmt.query_row([pair_id], |r| {
                 Ok(SettledLabel {
                     pair_id,
                     duplicate,
+                    adjudicated: votes.adjudged().is_some(),
                     signal_names: json_column(r, 0)?,
                     signals: json_column(r, 1)?,
                     doc_a: r.get(2)?,
@@ -238,16 +253,20 @@ impl ReviewStore {
 
     /// (pair, settled label) of every pair that has one, oldest label first.
     pub(super) fn settled(&self) -> Result<Vec<(i64, bool)>> {
-        let mut votes = self.votes()?;
-        votes.sort_by_key(|(id, v)| (v.last_at, *id));
-        Ok(votes
+        Ok(self
+            .votes_in_label_order()?
             .into_iter()
             .filter_map(|(id, v)| Some((id, v.settled()?)))
             .collect())
     }
 
-    /// Every verdict ever given (undone ones too), for tests and audits:
-    /// (pair, reviewer, verdict, undone).
+    /// Votes per labelled pair, oldest latest label first.
+    fn votes_in_label_order(&self) -> Result<Vec<(i64, Votes)>> {
+        let mut votes = self.votes()?;
+        votes.sort_by_key(|(id, v)| (v.last_at, *id));
+        Ok(votes)
+    }
+
     /// Every active label (not undone, not a skip), oldest first.
     pub fn active_labels(&self) -> Result<Vec<crate::agreement::Label>> {
         let mut stmt = self.conn.prepare(
@@ -265,6 +284,8 @@ impl ReviewStore {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Every verdict ever given (undone ones too), for tests and audits:
+    /// (pair, reviewer, verdict, undone).
     pub fn history(&self) -> Result<Vec<(i64, String, Verdict, bool)>> {
         let mut stmt = self.conn.prepare(
             "SELECT pair_id, reviewer, verdict, undone_at IS NOT NULL FROM verdicts ORDER BY id",
@@ -281,22 +302,36 @@ impl ReviewStore {
     }
 }
 
-/// The duplicate / distinct labels of one pair.
+/// The duplicate / distinct labels of one pair, and its adjudicators' among them.
 #[derive(Debug, Clone, Copy)]
 struct Votes {
     duplicate: usize,
     distinct: usize,
+    adjudged_duplicate: usize,
+    adjudged_distinct: usize,
     last_at: i64,
 }
 
 impl Votes {
-    /// The majority label; None on a tie (including no duplicate/distinct label).
+    /// The adjudicators' label, else the majority label; None on a tie
+    /// (including no duplicate/distinct label).
     fn settled(&self) -> Option<bool> {
-        match self.duplicate.cmp(&self.distinct) {
-            std::cmp::Ordering::Greater => Some(true),
-            std::cmp::Ordering::Less => Some(false),
-            std::cmp::Ordering::Equal => None,
-        }
+        self.adjudged()
+            .or_else(|| majority(self.duplicate, self.distinct))
+    }
+
+    /// The adjudicators' majority label, if any adjudicated.
+    fn adjudged(&self) -> Option<bool> {
+        majority(self.adjudged_duplicate, self.adjudged_distinct)
+    }
+}
+
+/// Duplicate when more say so, distinct when fewer; None on a tie.
+fn majority(duplicate: usize, distinct: usize) -> Option<bool> {
+    match duplicate.cmp(&distinct) {
+        std::cmp::Ordering::Greater => Some(true),
+        std::cmp::Ordering::Less => Some(false),
+        std::cmp::Ordering::Equal => None,
     }
 }
 

@@ -2,7 +2,7 @@
 //! *lease* under which a pair is handed out, taken in an `IMMEDIATE`
 //! transaction so that two reviewers never hold the same pair at once.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
@@ -105,45 +105,60 @@ impl ReviewStore {
         Ok(added)
     }
 
-    /// Hands `reviewer` the first pair of `ranked` (the queue in its order) that
-    /// nobody has labelled, that this reviewer has not skipped and no other
-    /// reviewer holds; the pair is leased to them. A pair they already hold comes
-    /// first (a reloaded page finds it again).
-    pub fn next(&mut self, reviewer: &str, ranked: &[(i64, Reason)]) -> Result<Option<PairView>> {
+    /// Hands `reviewer` the next pair they may judge, leased to them: a pair they
+    /// already hold first (a reloaded page finds it again); for an adjudicator, a
+    /// pair whose reviewers disagree; then the first pair of the queue's order that
+    /// lacks its looks (one, or two for a second look), that this reviewer has not
+    /// labelled or skipped, and that no other reviewer holds.
+    pub fn next(&mut self, reviewer: &str, serving: &Serving) -> Result<Option<PairView>> {
         let now = now_ms();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let looks = looks(&tx, reviewer, now)?;
+        let open_dispute = |id: &i64| {
+            serving.adjudicator
+                && looks
+                    .get(id)
+                    .is_some_and(|l| l.disputed() && !l.held_by_other)
+        };
+        let servable = |id: &i64| {
+            let needed = 1 + usize::from(serving.second_looks.is_some_and(|s| s.contains(id)));
+            looks
+                .get(id)
+                .is_none_or(|l| !l.by_reviewer && !l.held_by_other && l.labels < needed)
+        };
         let held: Option<i64> = tx
             .query_row(
-                "SELECT l.pair_id FROM leases l WHERE l.reviewer = ?1 AND l.until > ?2
-                   AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.pair_id = l.pair_id
-                                   AND v.undone_at IS NULL AND v.verdict <> 'skip')
-                 ORDER BY l.until DESC LIMIT 1",
+                "SELECT pair_id FROM leases WHERE reviewer = ?1 AND until > ?2
+                 ORDER BY until DESC LIMIT 1",
                 params![reviewer, now],
                 |r| r.get(0),
             )
             .optional()?;
-        let unavailable: HashSet<i64> = {
-            let mut stmt = tx.prepare_cached(
-                "SELECT pair_id FROM verdicts WHERE undone_at IS NULL
-                   AND (verdict <> 'skip' OR reviewer = ?1)
-                 UNION SELECT pair_id FROM leases WHERE reviewer <> ?1 AND until > ?2",
-            )?;
-            let ids = stmt.query_map(params![reviewer, now], |r| r.get(0))?;
-            ids.collect::<rusqlite::Result<_>>()?
-        };
-        let id = held.filter(|id| !unavailable.contains(id)).or_else(|| {
-            ranked
-                .iter()
-                .map(|&(id, _)| id)
-                .find(|id| !unavailable.contains(id))
-        });
+        let ranked = || serving.ranked.iter().map(|&(id, _)| id);
+        let id = held
+            .filter(|id| open_dispute(id) || servable(id))
+            .or_else(|| ranked().find(open_dispute))
+            .or_else(|| ranked().find(servable));
         if let Some(id) = id {
             lease(&tx, id, reviewer, now)?;
         }
         tx.commit()?;
         id.map(|id| self.pair(id)).transpose()
+    }
+
+    /// Whether the pair's reviewers (other than `reviewer`) gave both a duplicate
+    /// and a distinct label, and no adjudicator has settled it.
+    pub fn disputed(&self, pair_id: i64, reviewer: &str) -> Result<bool> {
+        let (duplicate, distinct, adjudged): (i64, i64, i64) = self.conn.query_row(
+            "SELECT coalesce(sum(verdict = 'duplicate'), 0), coalesce(sum(verdict = 'distinct'), 0),
+                    coalesce(sum(source = 'adjudication'), 0)
+             FROM verdicts WHERE pair_id = ?1 AND reviewer <> ?2 AND undone_at IS NULL",
+            params![pair_id, reviewer],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        Ok(duplicate > 0 && distinct > 0 && adjudged == 0)
     }
 
     /// A pair by id; leased to `reviewer` when given and nobody else holds it.
@@ -252,6 +267,26 @@ impl ReviewStore {
         )?)
     }
 
+    /// The pairs that take a second look: a share `overlap` of the queue, drawn
+    /// by each pair's identity, so the same pairs whatever the order or the day.
+    pub fn second_looks(&self, overlap: f64) -> Result<HashSet<i64>> {
+        if overlap <= 0.0 {
+            return Ok(HashSet::new());
+        }
+        let mut stmt = self.conn.prepare_cached("SELECT id, identity FROM pairs")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        let mut chosen = HashSet::new();
+        for row in rows {
+            let (id, identity) = row?;
+            // The identity is a BLAKE3 hex digest: its first 8 digits are uniform.
+            let draw = u32::from_str_radix(identity.get(..8).unwrap_or("0"), 16).unwrap_or(0);
+            if f64::from(draw) < overlap * f64::from(u32::MAX) {
+                chosen.insert(id);
+            }
+        }
+        Ok(chosen)
+    }
+
     /// Whether a pair id exists.
     pub fn has_pair(&self, id: i64) -> Result<bool> {
         pair_exists(&self.conn, id)
@@ -275,6 +310,81 @@ impl ReviewStore {
         let rows: Vec<CellRow> = rows.collect::<rusqlite::Result<_>>()?;
         Ok(hint(&rows, &self.settled()?))
     }
+}
+
+/// What a reviewer may be served: the queue in its order, the pairs that take a
+/// second look (two reviewers, blind to each other), and whether the reviewer
+/// adjudicates (is served disputed pairs first).
+#[derive(Debug, Clone, Copy)]
+pub struct Serving<'a> {
+    pub ranked: &'a [(i64, Reason)],
+    pub second_looks: Option<&'a HashSet<i64>>,
+    pub adjudicator: bool,
+}
+
+impl<'a> Serving<'a> {
+    /// One look for every pair, by a reviewer.
+    pub fn once(ranked: &'a [(i64, Reason)]) -> Serving<'a> {
+        Serving {
+            ranked,
+            second_looks: None,
+            adjudicator: false,
+        }
+    }
+}
+
+/// The looks a pair has had, as one reviewer's next pair sees them.
+#[derive(Debug, Default)]
+struct Looks {
+    /// Active labels, unsure included.
+    labels: usize,
+    duplicate: usize,
+    distinct: usize,
+    adjudicated: bool,
+    /// This reviewer labelled or skipped it.
+    by_reviewer: bool,
+    /// Another reviewer holds its lease.
+    held_by_other: bool,
+}
+
+impl Looks {
+    fn disputed(&self) -> bool {
+        self.duplicate > 0 && self.distinct > 0 && !self.adjudicated && !self.by_reviewer
+    }
+}
+
+/// The looks of every pair anyone labelled, skipped or holds.
+fn looks(tx: &rusqlite::Transaction, reviewer: &str, now: i64) -> Result<HashMap<i64, Looks>> {
+    let mut looks: HashMap<i64, Looks> = HashMap::new();
+    let mut stmt = tx.prepare_cached(
+        "SELECT pair_id, sum(verdict <> 'skip'), sum(verdict = 'duplicate'),
+                sum(verdict = 'distinct'), max(source = 'adjudication' AND verdict <> 'skip'),
+                max(reviewer = ?1)
+         FROM verdicts WHERE undone_at IS NULL GROUP BY pair_id",
+    )?;
+    let rows = stmt.query_map([reviewer], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            Looks {
+                labels: r.get::<_, i64>(1)? as usize,
+                duplicate: r.get::<_, i64>(2)? as usize,
+                distinct: r.get::<_, i64>(3)? as usize,
+                adjudicated: r.get(4)?,
+                by_reviewer: r.get(5)?,
+                held_by_other: false,
+            },
+        ))
+    })?;
+    for row in rows {
+        let (id, l) = row?;
+        looks.insert(id, l);
+    }
+    let mut stmt =
+        tx.prepare_cached("SELECT pair_id FROM leases WHERE reviewer <> ?1 AND until > ?2")?;
+    for id in stmt.query_map(params![reviewer, now], |r| r.get::<_, i64>(0))? {
+        looks.entry(id?).or_default().held_by_other = true;
+    }
+    Ok(looks)
 }
 
 /// Inserts (or brings up to date) `pairs` in the queue; how many were new.
