@@ -1154,3 +1154,271 @@ fn a_reviewer_signs_in_with_a_link_in_chromium_and_labels_as_herself() {
     assert_eq!((history[0].0, history[0].1.as_str()), (1, "bea"));
     server.stop().unwrap();
 }
+
+/// A forest of ten trees on the queue's layout (signal 0 decides), its training
+/// pairs, and frozen pairs both it and any successor get all right.
+fn small_model() -> (
+    twinpage::model::Model,
+    twinpage::model::LabelledPairs,
+    twinpage::model::LabelledPairs,
+) {
+    use twinpage::model::{train, DecisionPolicy, ForestParams, LabelledPairs, Model};
+    let signals = names(Layout::Fetched);
+    let labelled = |n: usize, salt: u8| {
+        let mut set = LabelledPairs::default();
+        for i in 0..n {
+            let duplicate = i % 2 == 0;
+            let noise = (i * 37 % 100) as f64 / 1000.0;
+            let mut vector = vec![0.0; signals.len()];
+            vector[0] = if duplicate { 0.8 } else { 0.1 } + noise;
+            vector[1] = noise;
+            let end = |side: u8| *blake3::hash(&[salt, side, i as u8, (i >> 8) as u8]).as_bytes();
+            set.push(vector, duplicate, (end(0), end(1)));
+        }
+        set
+    };
+    let (original, frozen) = (labelled(300, 1), labelled(60, 2));
+    let learner = ForestParams {
+        trees: 10,
+        ..ForestParams::default()
+    }
+    .check()
+    .unwrap();
+    let policy = DecisionPolicy::default();
+    let trained = train::train(&original, &learner, &policy, 7).unwrap();
+    let model = Model::new(signals, policy, 7, Default::default(), trained, None);
+    (model, original, frozen)
+}
+
+/// The text of element `id` of the page in `tab`.
+fn text_of(tab: &Tab, id: &str) -> String {
+    tab.evaluate(
+        &format!("document.getElementById('{id}').textContent"),
+        false,
+    )
+    .unwrap()
+    .value
+    .and_then(|v| v.as_str().map(str::to_string))
+    .unwrap_or_default()
+}
+
+/// Whether element `id` is hidden.
+fn hidden(tab: &Tab, id: &str) -> bool {
+    tab.evaluate(&format!("document.getElementById('{id}').hidden"), false)
+        .unwrap()
+        .value
+        .and_then(|v| v.as_bool())
+        .unwrap()
+}
+
+/// Waits until element `id` says `needle`.
+fn wait_for_text(tab: &Tab, id: &str, needle: &str, within: Duration) {
+    let start = Instant::now();
+    while !text_of(tab, id).contains(needle) {
+        assert!(
+            start.elapsed() < within,
+            "#{id} says `{}`, not `{needle}`",
+            text_of(tab, id)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Labels the pairs the page serves with `verdicts` (d or n), checking that each
+/// shows none of the other reviewers' labels, and that the page then has none left.
+fn label_blind(tab: &Tab, verdicts: &[(&str, &str)]) {
+    for (pair, key) in verdicts {
+        wait_for_pair(tab, pair);
+        assert_eq!(
+            text_of(tab, "pair-labels"),
+            "",
+            "pair {pair}: blind to the others"
+        );
+        assert!(
+            hidden(tab, "why") && !hidden(tab, "blind"),
+            "no score before the verdict"
+        );
+        assert!(!text_of(tab, "pair-score").contains("p_duplicate"));
+        tab.press_key(key).unwrap();
+        wait_for_text(
+            tab,
+            "revealed-title",
+            &format!("Pair #{pair}: you said"),
+            Duration::from_secs(15),
+        );
+    }
+    wait_for_pair(tab, "");
+}
+
+#[test]
+fn two_reviewers_and_an_adjudicator_go_through_a_whole_round_in_chromium() {
+    use twinpage_review::background::{Retrainer, Retraining};
+    use twinpage_review::retrain::Frozen;
+    use twinpage_review::server::{Options, Team};
+    let (dir, db) = temp_db("round");
+    let pairs: Vec<QueuedPair> = (0..6)
+        .map(|i| pair(i, 0.5 - 0.05 * i as f64, &format!("<p>round {i}</p>")))
+        .collect();
+    queue_of(&db, &pairs);
+    let (model, original, frozen) = small_model();
+    let models = dir.path().join("models");
+    let retrainer = Retrainer::new(Retraining {
+        every: 13,
+        seed: 7,
+        parent: model,
+        original,
+        frozen: Frozen::Pairs(frozen),
+        models: models.clone(),
+    });
+    let options = Options {
+        order: most_uncertain_first(),
+        blind: true,
+        retraining: Some(retrainer),
+    };
+    let team = Team {
+        trust_proxy: false,
+        overlap: 1.0,
+    };
+    let server =
+        ReviewServer::start_team(db.clone(), "127.0.0.1:0".parse().unwrap(), options, team)
+            .unwrap();
+    let browser = chromium::browser(None);
+    // Each person in a browser context of their own: their own cookies.
+    let sign_in = |name: &str, role: &str| {
+        let token = ReviewStore::open(&db).unwrap().invite(name, role).unwrap();
+        let context = browser.new_context().unwrap();
+        let tab = context.new_tab().unwrap();
+        tab.navigate_to(&format!("{}signin?token={token}", server.url()))
+            .unwrap()
+            .wait_until_navigated()
+            .unwrap();
+        tab
+    };
+    // Every pair takes a second look: ann and bob each see all six, blind to each
+    // other and to the model until each verdict, which then shows what it said.
+    let ann = sign_in("ann", "reviewer");
+    label_blind(
+        &ann,
+        &[
+            ("1", "d"),
+            ("2", "d"),
+            ("3", "d"),
+            ("4", "d"),
+            ("5", "n"),
+            ("6", "d"),
+        ],
+    );
+    assert!(
+        text_of(&ann, "revealed-title").contains("you said duplicate; the model said p_duplicate")
+    );
+    let bob = sign_in("bob", "reviewer");
+    label_blind(
+        &bob,
+        &[
+            ("1", "n"),
+            ("2", "d"),
+            ("3", "d"),
+            ("4", "d"),
+            ("5", "n"),
+            ("6", "d"),
+        ],
+    );
+    wait_for_text(
+        &bob,
+        "retraining",
+        "12 label(s) so far, 5 pair(s) settled",
+        Duration::from_secs(5),
+    );
+    assert!(
+        !text_of(&bob, "retraining").contains("last retrained"),
+        "not before 13 labels"
+    );
+    {
+        let store = ReviewStore::open(&db).unwrap();
+        let progress = store.progress("").unwrap();
+        assert_eq!(
+            (progress.conflicts.clone(), progress.awaiting_adjudication),
+            (vec![1], 1)
+        );
+        assert!(
+            store
+                .settled_labels()
+                .unwrap()
+                .iter()
+                .all(|l| l.pair_id != 1),
+            "a tie settles nothing"
+        );
+    }
+    // The adjudicator is served the disagreement, sees both labels, and settles it.
+    let cid = sign_in("cid", "adjudicator");
+    wait_for_pair(&cid, "1");
+    assert!(!hidden(&cid, "dispute"));
+    assert_eq!(
+        text_of(&cid, "pair-labels"),
+        "labels so far: ann: duplicate, bob: distinct (conflict)"
+    );
+    cid.press_key("n").unwrap();
+    wait_for_pair(&cid, "");
+    let settled = ReviewStore::open(&db).unwrap().settled_labels().unwrap();
+    let first = settled.iter().find(|l| l.pair_id == 1).unwrap();
+    assert!(!first.duplicate && first.adjudicated);
+    assert_eq!(settled.len(), 6);
+    // The thirteenth label retrains the model in the background; the page follows
+    // it, and the queue is scored again with the new model.
+    wait_for_text(
+        &cid,
+        "retraining",
+        "last retrained on 6 label(s) (1 adjudicated)",
+        Duration::from_secs(120),
+    );
+    let said = text_of(&cid, "retraining");
+    assert!(
+        said.contains("it now orders the queue: ")
+            && said.contains("of 6 queued pairs changed route"),
+        "{said}"
+    );
+    let written: Vec<PathBuf> = walk(&models);
+    assert_eq!(written.len(), 1, "{written:?}");
+    let new_id = written[0]
+        .file_stem()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(said.contains(&new_id), "{said}");
+    let store = ReviewStore::open(&db).unwrap();
+    for id in 1..=6 {
+        let pair = store.pair(id).unwrap();
+        assert_eq!(pair.model_id, new_id);
+        let parts = pair
+            .explanation
+            .contributions
+            .expect("the new model takes its score apart");
+        let sum: f64 = parts.signals.iter().map(|p| p.contribution).sum();
+        assert!((parts.base + sum - parts.output).abs() < 1e-9);
+    }
+    // The pair the adjudicator judged shows why the new model scores it so.
+    cid.evaluate("document.querySelector('#conflicts button').click()", false)
+        .unwrap();
+    wait_for_pair(&cid, "1");
+    wait_for_text(
+        &cid,
+        "waterfall",
+        "the forest's base",
+        Duration::from_secs(5),
+    );
+    assert!(text_of(&cid, "waterfall").contains("calibrated: p_duplicate"));
+    // The stats page: ann and bob agree on 5 of 6 pairs; kappa (5/6 - 22/36) / (1 - 22/36).
+    cid.navigate_to(&format!("{}stats", server.url()))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    wait_for_text(&cid, "kappa", "ann / bob", Duration::from_secs(10));
+    assert!(
+        text_of(&cid, "kappa").contains("ann / bob60.571"),
+        "{}",
+        text_of(&cid, "kappa")
+    );
+    assert!(text_of(&cid, "disputes").contains("0 await an adjudicator"));
+    server.stop().unwrap();
+}

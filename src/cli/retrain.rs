@@ -4,8 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use twinpage::model::LabelledPairs;
-use twinpage::model::Metrics;
+use twinpage::model::{LabelledPairs, Metrics, Model};
 use twinpage::pipeline;
 use twinpage_review::retrain::{self, Frozen};
 use twinpage_review::ReviewStore;
@@ -46,38 +45,26 @@ pub fn run(args: Args) -> Result<()> {
         .model
         .clone()
         .unwrap_or_else(|| PathBuf::from(super::model_files::DEFAULT_MODEL));
-    let parent = twinpage::model::Model::load(&model_path)?;
-    super::model_files::check_layout(&parent, args.render.layout())?;
+    let start = Start::read(&model_path, &args.pairs, &args.eval, &args.render)?;
+    let parent = &start.parent;
     let store = ReviewStore::open_existing(&args.db)?;
     let settled = store.settled_labels()?;
     let (reviewed, other_layout) = retrain::reviewed_pairs(&settled, &parent.signals);
-    let adjudicated = settled.iter().filter(|l| l.adjudicated).count();
-    let awaiting = store.progress("")?.awaiting_adjudication;
-    eprintln!(
-        "twinpage: {} settled review label(s), {adjudicated} of them by an adjudicator; {awaiting} pair(s) the reviewers disagree on await an adjudicator and are left out",
-        settled.len()
-    );
     if other_layout > 0 {
         eprintln!("twinpage: warning: {other_layout} reviewed label(s) were scored on other signals than this model's and are left out");
     }
-    let pairs: Vec<PathBuf> = if args.pairs.is_empty() {
-        parent.training.files.iter().map(PathBuf::from).collect()
-    } else {
-        args.pairs.clone()
-    };
-    let (original, fingerprint) = labelled(&pairs, &args.render)
-        .context("reading the original training pairs (give them with --pairs)")?;
-    let frozen = if args.eval.is_empty() {
-        Frozen::ParentHeldOut { fingerprint }
-    } else {
-        Frozen::Pairs(labelled(&args.eval, &args.render)?.0)
-    };
+    let adjudicated = settled.iter().filter(|l| l.adjudicated).count();
+    let awaiting = store.progress("")?.awaiting_adjudication;
     let seed = args.seed.unwrap_or(parent.seed);
-    let retrained = retrain::retrain(&parent, &original, &reviewed, frozen, seed)?;
+    let retrained = retrain::retrain(parent, &start.original, &reviewed, start.frozen, seed)?;
     retrained.model.save(&args.out)?;
     outln!(
         "retrained {} from {} with {} reviewed label(s) ({} left out: they share a document with the frozen set)",
         retrained.model.id, parent.id, retrained.reviewed_used, retrained.reviewed_overlapping
+    )?;
+    outln!(
+        "of the {} settled review label(s), {adjudicated} were settled by an adjudicator; {awaiting} pair(s) the reviewers disagree on await one and are left out",
+        settled.len()
     )?;
     outln!("wrote {}", args.out.display())?;
     outln!(
@@ -94,6 +81,44 @@ pub fn run(args: Args) -> Result<()> {
         promote(&retrained, &args.out, &model_path)?;
     }
     Ok(())
+}
+
+/// What a retraining starts from: the model, its training pairs, the frozen set.
+pub(super) struct Start {
+    pub parent: Model,
+    pub original: LabelledPairs,
+    pub frozen: Frozen,
+}
+
+impl Start {
+    /// The model at `model`, the pairs it was trained on (or `pairs`), and `eval`
+    /// as the frozen set (or the model's own held-out part).
+    pub fn read(
+        model: &Path,
+        pairs: &[PathBuf],
+        eval: &[PathBuf],
+        render: &super::inputs::RenderArgs,
+    ) -> Result<Start> {
+        let parent = Model::load(model)?;
+        super::model_files::check_layout(&parent, render.layout())?;
+        let pairs: Vec<PathBuf> = if pairs.is_empty() {
+            parent.training.files.iter().map(PathBuf::from).collect()
+        } else {
+            pairs.to_vec()
+        };
+        let (original, fingerprint) = labelled(&pairs, render)
+            .context("reading the original training pairs (give them with --pairs)")?;
+        let frozen = if eval.is_empty() {
+            Frozen::ParentHeldOut { fingerprint }
+        } else {
+            Frozen::Pairs(labelled(eval, render)?.0)
+        };
+        Ok(Start {
+            parent,
+            original,
+            frozen,
+        })
+    }
 }
 
 fn labelled(

@@ -1,6 +1,7 @@
 //! `twinpage review`: the review page, and the queue's pairs and labels as files.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
 
@@ -8,6 +9,8 @@ use twinpage::util::Choice;
 use twinpage_review::order::{Order, QueueOrder, DEFAULT_ORDER};
 
 use super::declared::choice;
+use super::retrain::Start;
+use twinpage_review::background::{Retrainer, Retraining};
 use twinpage_review::server::{Options, Team, DEFAULT_OVERLAP};
 use twinpage_review::{agreement, exchange, ReviewServer, ReviewStore};
 
@@ -43,6 +46,62 @@ pub struct Args {
     blind: bool,
     #[command(flatten)]
     order: OrderArgs,
+    #[command(flatten)]
+    retraining: RetrainArgs,
+}
+
+/// Retraining while the page serves.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Retraining in the background")]
+struct RetrainArgs {
+    /// After every N new labels, retrain the model in the background (as
+    /// `twinpage retrain` does) and, when it is at least as good on the frozen set,
+    /// score the queue again with it so the page serves in its order; the old
+    /// order serves meanwhile.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    retrain_every: Option<u32>,
+    /// The model to retrain [default: models/default.json].
+    #[arg(long, value_name = "M.json", requires = "retrain_every")]
+    model: Option<PathBuf>,
+    /// Its training pairs [default: the files it was trained on].
+    #[arg(long, value_name = "T.csv", requires = "retrain_every")]
+    pairs: Vec<PathBuf>,
+    /// Frozen evaluation pairs [default: the model's held-out part of its training pairs].
+    #[arg(long, value_name = "E.csv", requires = "retrain_every")]
+    eval: Vec<PathBuf>,
+    /// Where the retrained models are written [default: the database's path + .models].
+    #[arg(long, value_name = "DIR", requires = "retrain_every")]
+    models: Option<PathBuf>,
+    #[command(flatten)]
+    render: super::inputs::RenderArgs,
+}
+
+impl RetrainArgs {
+    /// The background retraining asked for, its inputs read (which takes a while).
+    fn retrainer(&self, db: &std::path::Path) -> Result<Option<Arc<Retrainer>>> {
+        let Some(every) = self.retrain_every else {
+            return Ok(None);
+        };
+        let model = self
+            .model
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(super::model_files::DEFAULT_MODEL));
+        eprintln!(
+            "twinpage: reading the training pairs of {} to retrain it every {every} label(s)",
+            model.display()
+        );
+        let start = Start::read(&model, &self.pairs, &self.eval, &self.render)?;
+        let mut models = db.as_os_str().to_owned();
+        models.push(".models");
+        Ok(Some(Retrainer::new(Retraining {
+            every: every as usize,
+            seed: start.parent.seed,
+            parent: start.parent,
+            original: start.original,
+            frozen: start.frozen,
+            models: self.models.clone().unwrap_or_else(|| PathBuf::from(models)),
+        })))
+    }
 }
 
 /// A share from 0 to 1.
@@ -190,6 +249,7 @@ fn serve(args: &Args) -> Result<()> {
     let options = Options {
         order: args.order.queue_order(),
         blind: args.blind,
+        retraining: args.retraining.retrainer(&db)?,
     };
     let server = match args.bind {
         Some(ip) => ReviewServer::start_team(

@@ -5,10 +5,12 @@
 //! (SQLite), [`order`] says which queued pair is served next, [`server`] and
 //! `page/` are the review page ([`diff`] marks what differs between the two
 //! texts), [`exchange`] moves pairs and labels in and out as files, [`hint`]
-//! says when more labels stop changing the model much, and [`retrain`] trains
-//! the next model with the settled labels.
+//! says when more labels stop changing the model much, [`retrain`] trains
+//! the next model with the settled labels, [`background`] does it while the page
+//! serves, and [`agreement`] says whether the reviewers agree.
 
 pub mod agreement;
+pub mod background;
 pub mod diff;
 pub mod exchange;
 pub mod hint;

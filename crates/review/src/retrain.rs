@@ -40,6 +40,7 @@ fn parse_hash(hex: &str) -> Option<[u8; 32]> {
 }
 
 /// Which pairs judge the old and the new model.
+#[derive(Clone)]
 pub enum Frozen {
     /// The parent's held-out evaluation part of the original pairs; the original
     /// pairs must be the parent's training data (same fingerprint).

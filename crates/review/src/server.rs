@@ -37,6 +37,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::agreement;
+use super::background::Retrainer;
 use super::diff::word_diff;
 use super::order::{QueueOrder, Reason};
 use super::store::{ReviewStore, Serving, SignedIn, Verdict};
@@ -110,19 +111,21 @@ impl Default for Team {
     }
 }
 
-/// How the queue is served: its order, and whether the page hides the model's
-/// score and its reasons until the reviewer has given a verdict.
-#[derive(Debug, Clone, Copy, Default)]
+/// How the queue is served: its order, whether the page hides the model's score
+/// and its reasons until the reviewer has given a verdict, and whether a model is
+/// retrained in the background as labels come.
+#[derive(Clone, Default)]
 pub struct Options {
     pub order: QueueOrder,
     pub blind: bool,
+    pub retraining: Option<Arc<Retrainer>>,
 }
 
 impl From<QueueOrder> for Options {
     fn from(order: QueueOrder) -> Options {
         Options {
             order,
-            blind: false,
+            ..Options::default()
         }
     }
 }
@@ -676,15 +679,18 @@ fn pair_response(
     id: Option<i64>,
     reader: &Reader,
     ranked: &[(i64, Reason)],
-    blind: bool,
+    app: &App,
 ) -> Result<serde_json::Value, Failure> {
     let mut progress = store.progress(&reader.name)?;
     if !reader.sees_all_labels() {
         progress.conflicts.clear();
     }
     let hint = store.hint()?;
+    let retraining = app.options.retraining.as_ref().map(|r| r.status());
     let Some(id) = id else {
-        return Ok(json!({ "pair": null, "progress": progress, "hint": hint }));
+        return Ok(
+            json!({ "pair": null, "progress": progress, "hint": hint, "retraining": retraining }),
+        );
     };
     let mut pair = store.pair(id)?;
     pair.reason = ranked.iter().find(|(i, _)| *i == id).map(|(_, r)| *r);
@@ -701,7 +707,7 @@ fn pair_response(
     let (a, b) = (summary(&pair.doc_a)?, summary(&pair.doc_b)?);
     let diff = word_diff(&a.core_text, &b.core_text);
     let mut pair = serde_json::to_value(pair).map_err(anyhow::Error::from)?;
-    let hidden = blind && !judged;
+    let hidden = app.options.blind && !judged;
     if hidden {
         pair["p_duplicate"] = serde_json::Value::Null;
         pair["explanation"] = serde_json::Value::Null;
@@ -717,6 +723,7 @@ fn pair_response(
         "diff": diff,
         "progress": progress,
         "hint": hint,
+        "retraining": retraining,
     }))
 }
 
@@ -735,7 +742,7 @@ async fn next(
             adjudicator: reader.adjudicator,
         };
         let id = store.next(&reader.name, &serving)?.map(|p| p.id);
-        pair_response(store, id, &reader, &ranked.order, app.options.blind)
+        pair_response(store, id, &reader, &ranked.order, &app)
     })
     .await?;
     Ok(Json(body).into_response())
@@ -754,7 +761,7 @@ async fn open_pair(
             return Err(Failure(StatusCode::NOT_FOUND, format!("no pair {id}")));
         }
         let ranked = app.ranked(store)?;
-        pair_response(store, Some(id), &reader, &ranked.order, app.options.blind)
+        pair_response(store, Some(id), &reader, &ranked.order, &app)
     })
     .await?;
     Ok(Json(body).into_response())
@@ -766,8 +773,8 @@ async fn progress(
     Query(typed): Query<Who>,
 ) -> Result<Response, Failure> {
     let reader = who(signed, &typed.reviewer)?;
-    let body = with_store(&app, move |store| {
-        pair_response(store, None, &reader, &[], false)
+    let body = with_store(&app.clone(), move |store| {
+        pair_response(store, None, &reader, &[], &app)
     })
     .await?;
     Ok(Json(body).into_response())
@@ -776,8 +783,10 @@ async fn progress(
 /// Whether the reviewers agree (the stats page), and where the queue stands.
 async fn stats(State(app): State<Arc<App>>) -> Result<Response, Failure> {
     let overlap = app.team.map_or(0.0, |t| t.overlap);
+    let retraining = app.options.retraining.as_ref().map(|r| r.status());
     let body = with_store(&app, move |store| {
         Ok(json!({
+            "retraining": retraining,
             "agreement": agreement::stats(&store.active_labels()?),
             "progress": store.progress("")?,
             "hint": store.hint()?,
@@ -805,6 +814,8 @@ async fn verdict(
 ) -> Result<Response, Failure> {
     let reader = who(signed, &j.reviewer)?;
     let blind = app.options.blind;
+    let retraining = app.options.retraining.clone();
+    let db = app.db.clone();
     let revealed = with_store(&app, move |store| {
         if !store.has_pair(j.pair_id)? {
             return Err(Failure(
@@ -815,6 +826,9 @@ async fn verdict(
         let adjudicates = reader.adjudicator && store.disputed(j.pair_id, &reader.name)?;
         let source = if adjudicates { "adjudication" } else { "page" };
         store.judge(j.pair_id, &reader.name, j.verdict, source)?;
+        if let Some(retraining) = retraining {
+            retraining.maybe_start(&db, store.progress(&reader.name)?.labels);
+        }
         let pair = blind.then(|| store.pair(j.pair_id)).transpose()?;
         Ok(pair.map(|p| {
             json!({ "pair_id": p.id, "p_duplicate": p.p_duplicate, "explanation": p.explanation })

@@ -67,6 +67,40 @@ function showProgress(p, hint) {
   }
 }
 
+// Where background retraining stands (review --retrain-every N): labels so far,
+// what the last retraining changed in the queue.
+let retrainingPoll = null;
+function showRetraining(r, p) {
+  $("retraining").hidden = !r;
+  if (!r) return;
+  // While it trains, ask again every two seconds how it stands.
+  clearTimeout(retrainingPoll);
+  if (r.running) retrainingPoll = setTimeout(refreshProgress, 2000);
+  const parts = [`${p.labels} label(s) so far, ${p.duplicates + p.distinct} pair(s) settled; the model retrains every ${r.every} new labels`];
+  if (r.running) parts.push("retraining now (the queue keeps its order meanwhile)");
+  const l = r.last;
+  if (l) {
+    const trained = `last retrained on ${l.labels} label(s) (${l.adjudicated} adjudicated): model ${l.model_id}, ` +
+      `F1 on the frozen set ${fmt(l.parent_f1)} → ${fmt(l.f1)}`;
+    parts.push(l.adopted
+      ? `${trained}; it now orders the queue: ${l.change.routes_changed} of ${l.change.pairs} queued pairs changed route, ` +
+        `p_duplicate moved ${fmt(l.change.mean_shift)} on average (at most ${fmt(l.change.largest_shift)})`
+      : `${trained}; not adopted (below the starting model), the queue keeps its order`);
+  }
+  if (r.error) parts.push("the last retraining failed: " + r.error);
+  $("retraining").textContent = parts.join(" · ");
+}
+
+async function refreshProgress() {
+  try {
+    const data = await api("/api/progress?reviewer=" + encodeURIComponent(reviewer));
+    showProgress(data.progress, data.hint);
+    showRetraining(data.retraining, data.progress);
+  } catch (e) {
+    status(e.message, true);
+  }
+}
+
 function side(figure, label, url, hash, docs) {
   figure.replaceChildren();
   const caption = el("figcaption");
@@ -196,6 +230,7 @@ function fmt(x) {
 
 function show(data) {
   showProgress(data.progress, data.hint);
+  showRetraining(data.retraining, data.progress);
   const pair = data.pair;
   current = pair;
   if (!pair) {

@@ -76,6 +76,8 @@ pub struct Progress {
     pub awaiting_adjudication: usize,
     /// Labels given by the reviewer who asks.
     pub mine: usize,
+    /// Labels given by everyone (unsure included, skips not).
+    pub labels: usize,
 }
 
 /// A pair's settled label: its adjudicators' verdict, else the majority of its
@@ -176,6 +178,10 @@ impl ReviewStore {
             mine: self.count(
                 "SELECT count(*) FROM verdicts WHERE reviewer = ?1 AND undone_at IS NULL AND verdict <> 'skip'",
                 [reviewer],
+            )?,
+            labels: self.count(
+                "SELECT count(*) FROM verdicts WHERE undone_at IS NULL AND verdict <> 'skip'",
+                [],
             )?,
             ..Progress::default()
         };

@@ -24,4 +24,4 @@ pub use database::ReviewStore;
 pub use documents::{DocumentSummary, StoredDocument};
 pub use labels::{Progress, SettledLabel, Verdict};
 pub use lease::LEASE;
-pub use queue::{PairView, QueuedPair, Serving};
+pub use queue::{PairView, QueuedPair, Rescored, Serving};

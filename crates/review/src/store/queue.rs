@@ -15,7 +15,7 @@ use super::lease::{lease, now_ms};
 use super::rows::{json_column, pair_exists};
 use crate::hint::{hint, CellRow, Hint};
 use crate::order::{rank, Candidate, QueueOrder, Reason};
-use twinpage::model::Explanation;
+use twinpage::model::{Explanation, Model};
 
 /// One pair routed to review, with everything needed to judge and retrain on it.
 #[derive(Debug, Clone)]
@@ -267,6 +267,54 @@ impl ReviewStore {
         )?)
     }
 
+    /// Scores every queued pair laid out in `model`'s signals again with it, in
+    /// one transaction, and says what changed.
+    pub fn rescore(&mut self, model: &Model) -> Result<Rescored> {
+        let now = now_ms();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut change = Rescored::default();
+        {
+            let mut read =
+                tx.prepare("SELECT id, signal_names, signals, explanation FROM pairs")?;
+            let rows = read.query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    json_column::<Vec<String>>(r, 1)?,
+                    json_column::<Vec<f64>>(r, 2)?,
+                    json_column::<Explanation>(r, 3)?,
+                ))
+            })?;
+            let mut write = tx.prepare(
+                "UPDATE pairs SET p_duplicate = ?2, model_id = ?3, explanation = ?4, scored_at = ?5
+                 WHERE id = ?1",
+            )?;
+            for row in rows {
+                let (id, names, signals, before) = row?;
+                if names != model.signals {
+                    continue;
+                }
+                let after = model.explain(&signals);
+                let shift = (after.p_duplicate - before.p_duplicate).abs();
+                change.pairs += 1;
+                change.routes_changed += usize::from(after.decision() != before.decision());
+                change.mean_shift += shift;
+                change.largest_shift = change.largest_shift.max(shift);
+                write.execute(params![
+                    id,
+                    after.p_duplicate,
+                    model.id,
+                    serde_json::to_string(&after)?,
+                    now
+                ])?;
+            }
+        }
+        tx.commit()?;
+        change.mean_shift /= change.pairs.max(1) as f64;
+        Ok(change)
+    }
+
     /// The pairs that take a second look: a share `overlap` of the queue, drawn
     /// by each pair's identity, so the same pairs whatever the order or the day.
     pub fn second_looks(&self, overlap: f64) -> Result<HashSet<i64>> {
@@ -310,6 +358,18 @@ impl ReviewStore {
         let rows: Vec<CellRow> = rows.collect::<rusqlite::Result<_>>()?;
         Ok(hint(&rows, &self.settled()?))
     }
+}
+
+/// What scoring the queue again with another model changed.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Rescored {
+    /// Queued pairs scored again (those laid out in the model's signals).
+    pub pairs: usize,
+    /// Of them, the ones whose route (duplicate, distinct or review) changed.
+    pub routes_changed: usize,
+    /// Mean and largest change of their p_duplicate.
+    pub mean_shift: f64,
+    pub largest_shift: f64,
 }
 
 /// What a reviewer may be served: the queue in its order, the pairs that take a
