@@ -1132,6 +1132,12 @@ fn queue_export_import_and_retrain() {
     };
     let report = stdout_of(&mut seeded("new1.json"));
     assert!(report.contains("F1 (p >= 0.5)"), "{report}");
+    assert!(
+        report.contains(&format!(
+            "of the {routed} settled review label(s), 0 were settled by an adjudicator; 0 pair(s)"
+        )),
+        "{report}"
+    );
     stdout_of(&mut seeded("new2.json"));
     let load = |name: &str| -> serde_json::Value {
         serde_json::from_str(&fs::read_to_string(path(name)).unwrap()).unwrap()
@@ -1156,6 +1162,83 @@ fn queue_export_import_and_retrain() {
         assert!(promoted.contains("promoted: "), "{promoted}");
         assert_eq!(now["id"], child["id"]);
     }
+
+    // The page retrains in the background: one more label is the one it waits for.
+    fs::write(path("start.json"), parent.to_string()).unwrap();
+    let mut page = std::process::Command::new(env!("CARGO_BIN_EXE_twinpage"))
+        .args([
+            "review",
+            "--db",
+            &path("queue.db"),
+            "--port",
+            "0",
+            "--retrain-every",
+            "1",
+        ])
+        .args([
+            "--no-render",
+            "--model",
+            &path("start.json"),
+            "--pairs",
+            "training-data/er/valid.csv",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Its stdout stays open while it serves: it says more after the address.
+    let mut stdout = std::io::BufReader::new(page.stdout.take().unwrap());
+    let mut said = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut said).unwrap();
+    let base = said
+        .trim()
+        .strip_prefix("review page: ")
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    // zed agrees with the label the pair has: still one settled label per pair.
+    let agreeing = if label == "1" {
+        "duplicate"
+    } else {
+        "distinct"
+    };
+    let verdict = ureq::post(format!("{base}/api/verdict"))
+        .header("Origin", &base)
+        .header("Content-Type", "application/json")
+        .send(format!(
+            r#"{{"pair_id": {first}, "reviewer": "zed", "verdict": "{agreeing}"}}"#
+        ))
+        .unwrap();
+    assert_eq!(verdict.status(), 200);
+    let start = std::time::Instant::now();
+    let last = loop {
+        let body: serde_json::Value = ureq::get(format!("{base}/api/progress?reviewer=zed"))
+            .header("Origin", &base)
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_json()
+            .unwrap();
+        let retraining = &body["retraining"];
+        assert!(retraining["error"].is_null(), "{retraining}");
+        if !retraining["last"].is_null() {
+            break retraining["last"].clone();
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "{retraining}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    page.kill().unwrap();
+    page.wait().unwrap();
+    assert_eq!(last["labels"].as_u64().unwrap() as usize, routed);
+    let written = load(last["file"].as_str().unwrap());
+    assert_eq!(written["parent"], parent["id"]);
+    assert!(last["file"]
+        .as_str()
+        .unwrap()
+        .starts_with(&path("queue.db.models")));
 }
 
 /// A page that allocates until its renderer runs out of memory and crashes, every

@@ -1422,3 +1422,95 @@ fn two_reviewers_and_an_adjudicator_go_through_a_whole_round_in_chromium() {
     assert!(text_of(&cid, "disputes").contains("0 await an adjudicator"));
     server.stop().unwrap();
 }
+
+#[test]
+fn a_share_of_pairs_takes_a_second_look_and_a_dispute_goes_to_the_adjudicator() {
+    let (_dir, db) = temp_db("second-looks");
+    let pairs: Vec<QueuedPair> = (0..1000)
+        .map(|i| pair(i, 0.5, &format!("<p>look {i}</p>")))
+        .collect();
+    queue_of(&db, &pairs);
+    let mut store = ReviewStore::open(&db).unwrap();
+    let tenth = store.second_looks(0.1).unwrap();
+    // Binomial(1000, 0.1): mean 100, standard deviation 9.5.
+    assert!((70..=130).contains(&tenth.len()), "{}", tenth.len());
+    assert_eq!(
+        store.second_looks(0.1).unwrap(),
+        tenth,
+        "the same pairs every time"
+    );
+    assert!(store.second_looks(0.0).unwrap().is_empty());
+    assert_eq!(store.second_looks(1.0).unwrap().len(), 1000);
+    let ranked = store.ranked(most_uncertain_first()).unwrap();
+    let looked_twice = *tenth.iter().min().unwrap();
+    let once = (1..=1000).find(|id| !tenth.contains(id)).unwrap();
+    // Both pairs first in an order of their own.
+    let order: Vec<(i64, _)> = [looked_twice, once]
+        .into_iter()
+        .map(|id| (id, ranked[0].1))
+        .collect();
+    let serving = Serving {
+        ranked: &order,
+        second_looks: Some(&tenth),
+        adjudicator: false,
+    };
+    let mut next = |store: &mut ReviewStore, who: &str, serving: &Serving| {
+        store.next(who, serving).unwrap().map(|p| p.id)
+    };
+    assert_eq!(next(&mut store, "ann", &serving), Some(looked_twice));
+    store
+        .judge(looked_twice, "ann", Verdict::Duplicate, "page")
+        .unwrap();
+    assert_eq!(next(&mut store, "ann", &serving), Some(once));
+    store
+        .judge(once, "ann", Verdict::Duplicate, "page")
+        .unwrap();
+    assert_eq!(
+        next(&mut store, "ann", &serving),
+        None,
+        "never twice to one reviewer"
+    );
+    assert_eq!(
+        next(&mut store, "bob", &serving),
+        Some(looked_twice),
+        "its second look"
+    );
+    store
+        .judge(looked_twice, "bob", Verdict::Distinct, "page")
+        .unwrap();
+    assert_eq!(
+        next(&mut store, "bob", &serving),
+        None,
+        "one look was enough there"
+    );
+    assert_eq!(
+        next(&mut store, "eve", &serving),
+        None,
+        "two looks are enough"
+    );
+    assert!(store.disputed(looked_twice, "cid").unwrap());
+    let adjudicating = Serving {
+        adjudicator: true,
+        ..serving
+    };
+    assert_eq!(next(&mut store, "cid", &adjudicating), Some(looked_twice));
+    assert!(store
+        .settled_labels()
+        .unwrap()
+        .iter()
+        .all(|l| l.pair_id != looked_twice));
+    store
+        .judge(looked_twice, "cid", Verdict::Distinct, "adjudication")
+        .unwrap();
+    assert!(
+        !store.disputed(looked_twice, "dan").unwrap(),
+        "settled for the others"
+    );
+    assert_eq!(next(&mut store, "cid", &adjudicating), None);
+    let settled = store.settled_labels().unwrap();
+    let judged = settled.iter().find(|l| l.pair_id == looked_twice).unwrap();
+    assert!(!judged.duplicate && judged.adjudicated);
+    // An undone adjudication leaves the dispute open again.
+    store.undo("cid").unwrap();
+    assert!(store.disputed(looked_twice, "dan").unwrap());
+}

@@ -148,8 +148,9 @@ impl ReviewStore {
         id.map(|id| self.pair(id)).transpose()
     }
 
-    /// Whether the pair's reviewers (other than `reviewer`) gave both a duplicate
-    /// and a distinct label, and no adjudicator has settled it.
+    /// Whether the pair's reviewers other than `reviewer` gave both a duplicate
+    /// and a distinct label and no other adjudicator has settled it: what an
+    /// adjudicator's verdict settles (their own earlier verdict left aside).
     pub fn disputed(&self, pair_id: i64, reviewer: &str) -> Result<bool> {
         let (duplicate, distinct, adjudged): (i64, i64, i64) = self.conn.query_row(
             "SELECT coalesce(sum(verdict = 'duplicate'), 0), coalesce(sum(verdict = 'distinct'), 0),
