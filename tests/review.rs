@@ -1454,7 +1454,7 @@ fn a_share_of_pairs_takes_a_second_look_and_a_dispute_goes_to_the_adjudicator() 
         second_looks: Some(&tenth),
         adjudicator: false,
     };
-    let mut next = |store: &mut ReviewStore, who: &str, serving: &Serving| {
+    let next = |store: &mut ReviewStore, who: &str, serving: &Serving| {
         store.next(who, serving).unwrap().map(|p| p.id)
     };
     assert_eq!(next(&mut store, "ann", &serving), Some(looked_twice));
