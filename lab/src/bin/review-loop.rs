@@ -32,6 +32,13 @@
 //!
 //! Prints mean ± standard deviation over the seeds; writes every point to
 //! `target/review-loop/curves.csv` for plotting.
+//!
+//! `-- --ceiling` asks another question: how many labels does it take to reach 98 %
+//! of the F1 that every label of the pool gives (the *ceiling*: the default forest
+//! trained on the whole pool, mean over the seeds)? For each seed, labels of the
+//! stream are taken in the queue's default order (one round, as above) and at random,
+//! at budgets of [`CEILING_BUDGETS`] until the retrained model reaches the mark; the
+//! table gives the labels each needed and their ratio.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -52,6 +59,14 @@ use twinpage_review::retrain::{self, measure, Frozen};
 
 /// Label counts at which the curves are measured.
 const BUDGETS: [usize; 5] = [100, 200, 300, 500, 900];
+
+/// Label counts tried, in turn, until a model reaches 98 % of the ceiling.
+const CEILING_BUDGETS: [usize; 14] = [
+    25, 50, 100, 150, 200, 300, 400, 600, 800, 1200, 1600, 2400, 3200, 4800,
+];
+
+/// The share of the ceiling's F1 the labels must reach.
+const CEILING_SHARE: f64 = 0.98;
 
 /// The orders compared with random labels.
 const ORDERS: [Order; 3] = [Order::Uncertainty, Order::Committee, Order::Balanced];
@@ -91,6 +106,10 @@ fn main() {
     let options = Options::parse();
     let work = tempfile::tempdir().unwrap();
     let datasets = load_datasets(&options, work.path());
+    if options.ceiling {
+        labels_to_ceiling(&datasets, &options);
+        return;
+    }
     let mut points = Vec::new();
     let mut hints = Vec::new();
     for data in &datasets {
@@ -126,6 +145,7 @@ struct Options {
     seeds: u64,
     share: f64,
     only: Option<String>,
+    ceiling: bool,
 }
 
 impl Options {
@@ -134,6 +154,7 @@ impl Options {
             seeds: 5,
             share: 0.05,
             only: None,
+            ceiling: false,
         };
         let mut args = std::env::args().skip(1);
         while let Some(arg) = args.next() {
@@ -142,6 +163,7 @@ impl Options {
                 "--seeds" => options.seeds = value().parse().expect("--seeds N"),
                 "--share" => options.share = value().parse().expect("--share S"),
                 "--only" => options.only = Some(value()),
+                "--ceiling" => options.ceiling = true,
                 _ => {} // cargo bench passes --bench
             }
         }
@@ -392,6 +414,85 @@ impl<'a> Round<'a> {
                 )
             }),
         }
+    }
+}
+
+/// Labels each order needs to reach [`CEILING_SHARE`] of the ceiling, per dataset
+/// and seed, printed as a table.
+fn labels_to_ceiling(datasets: &[Dataset], options: &Options) {
+    println!(
+        "\n## Labels to {:.0} % of the ceiling\n",
+        100.0 * CEILING_SHARE
+    );
+    println!("| dataset | ceiling F1 | start F1 | labels, queue order (per seed) | labels, random (per seed) | queue / random (medians) |");
+    println!("|---|---|---|---|---|---|");
+    for data in datasets {
+        let ceilings: Vec<f64> = (1..=options.seeds)
+            .map(|seed| {
+                let model = train_start(&data.pool, data.signals.clone(), seed);
+                measure(&model, &data.frozen).f1
+            })
+            .collect();
+        let (ceiling, _) = mean_sd(&ceilings);
+        let mark = CEILING_SHARE * ceiling;
+        let (mut queue_needs, mut random_needs, mut starts) = (Vec::new(), Vec::new(), Vec::new());
+        for seed in 1..=options.seeds {
+            let round = Round::new(data, options.share, seed);
+            starts.push(measure(&round.model, &data.frozen).f1);
+            let (queue, _) = round.queue(&round.model);
+            let ranked = round.ranked(&round.model, DEFAULT_ORDER, &HashSet::new(), &queue);
+            let mut shuffled = round.stream.clone();
+            shuffled.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(mix64(seed)));
+            queue_needs.push(round.labels_to(&ranked, mark));
+            random_needs.push(round.labels_to(&shuffled, mark));
+            eprintln!(
+                "{} seed {seed}: queue order {:?}, random {:?} labels to F1 {mark:.3}",
+                data.name,
+                queue_needs.last().unwrap(),
+                random_needs.last().unwrap()
+            );
+        }
+        let shown = |needs: &[Option<usize>]| -> String {
+            let each: Vec<String> = needs
+                .iter()
+                .map(|n| n.map_or("more".to_string(), |n| n.to_string()))
+                .collect();
+            each.join(", ")
+        };
+        let ratio = match (median(&queue_needs), median(&random_needs)) {
+            (Some(q), Some(r)) => format!("{q} / {r} = {:.2}", q as f64 / r as f64),
+            _ => "—".to_string(),
+        };
+        println!(
+            "| {} | {ceiling:.3} | {:.3} | {} | {} | {ratio} |",
+            data.name,
+            mean_sd(&starts).0,
+            shown(&queue_needs),
+            shown(&random_needs)
+        );
+    }
+    println!("\n(\"more\": not even every label of the stream reached the mark)");
+}
+
+/// The median of the needs, a need that never reached the mark counting as more
+/// than any; None when the median itself is one of those.
+fn median(needs: &[Option<usize>]) -> Option<usize> {
+    let mut sorted: Vec<usize> = needs.iter().map(|n| n.unwrap_or(usize::MAX)).collect();
+    sorted.sort_unstable();
+    let middle = sorted[sorted.len() / 2];
+    (middle != usize::MAX).then_some(middle)
+}
+
+impl Round<'_> {
+    /// The fewest labels of `order` (a budget of [`CEILING_BUDGETS`], or all of
+    /// them) whose retrained model reaches F1 `mark` on the frozen set.
+    fn labels_to(&self, order: &[usize], mark: f64) -> Option<usize> {
+        CEILING_BUDGETS
+            .iter()
+            .copied()
+            .filter(|&budget| budget < order.len())
+            .chain([order.len()])
+            .find(|&budget| self.retrained(&order[..budget]) >= mark)
     }
 }
 

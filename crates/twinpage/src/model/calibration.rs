@@ -49,13 +49,27 @@ impl Calibration {
         fit: impl Iterator<Item = (&'a [f64], bool)>,
         calibration: impl Iterator<Item = (&'a [f64], bool)>,
     ) -> Calibration {
+        Calibration::of_cells(
+            estimator,
+            fit.map(|(x, label)| (estimator.cell(x), label)),
+            calibration.map(|(x, label)| (estimator.cell(x), label)),
+        )
+    }
+
+    /// The same, from the cells the rows reached (cell, label): for calibration
+    /// rows read out of bag, whose cell is not the whole estimator's.
+    pub fn of_cells(
+        estimator: &dyn Estimator,
+        fit: impl Iterator<Item = (usize, bool)>,
+        calibration: impl Iterator<Item = (usize, bool)>,
+    ) -> Calibration {
         let mut cells = vec![Cell::default(); estimator.cells()];
-        for (x, label) in fit {
-            let cell = &mut cells[estimator.cell(x)];
+        for (cell, label) in fit {
+            let cell = &mut cells[cell];
             *count(label, &mut cell.fit_duplicates, &mut cell.fit_distinct) += 1;
         }
-        for (x, label) in calibration {
-            let cell = &mut cells[estimator.cell(x)];
+        for (cell, label) in calibration {
+            let cell = &mut cells[cell];
             *count(
                 label,
                 &mut cell.calibration_duplicates,

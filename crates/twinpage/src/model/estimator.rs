@@ -82,7 +82,26 @@ pub trait Learner {
     /// Fits an estimator to labelled signal vectors (all of one width, finite);
     /// the same seed gives the same estimator.
     fn fit(&self, vectors: &[&[f64]], labels: &[bool], seed: u64) -> Result<Arc<dyn Estimator>>;
+    /// Whether calibration learns from the fitted rows themselves, each read out
+    /// of bag ([`Learner::fit_out_of_bag`]), so that no pair is held out for it.
+    fn out_of_bag(&self) -> bool {
+        false
+    }
+    /// Fits as [`Learner::fit`] does, and reads each row as the members whose
+    /// sample lacked it read it: its cell and their vote (None for a row every
+    /// member saw). Only a learner whose [`Learner::out_of_bag`] is true can.
+    fn fit_out_of_bag(
+        &self,
+        _vectors: &[&[f64]],
+        _labels: &[bool],
+        _seed: u64,
+    ) -> Result<(Arc<dyn Estimator>, Vec<Option<Reading>>)> {
+        anyhow::bail!("this kind of estimator cannot read its rows out of bag")
+    }
 }
+
+/// Where an estimator puts a vector: its cell, and an ensemble's vote on it.
+pub type Reading = (usize, Option<Committee>);
 
 /// One test on a vector's way to its cell: `value < threshold` went left.
 #[derive(Debug, Clone, Copy, PartialEq)]

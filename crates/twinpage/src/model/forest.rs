@@ -23,7 +23,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::estimator::{Committee, Contributions, Estimator, Kind, Learner, Path};
+use super::estimator::{Committee, Contributions, Estimator, Kind, Learner, Path, Reading};
 use super::tree::{Node, Tree, TreeParams, MAX_DEPTH, MIN_LEAF_WEIGHT};
 use twinpage_util::hash::mix64;
 use twinpage_util::params::Param;
@@ -32,7 +32,14 @@ use twinpage_util::params::Param;
 pub const KIND: Kind = Kind {
     name: "forest",
     about: "bagged decision trees on random shares of the signals; binned, calibrated mean",
-    params: &[TREES, SIGNAL_SHARE, MAX_SAMPLES, MAX_DEPTH, MIN_LEAF_WEIGHT],
+    params: &[
+        TREES,
+        SIGNAL_SHARE,
+        MAX_SAMPLES,
+        MAX_DEPTH,
+        MIN_LEAF_WEIGHT,
+        CALIBRATION,
+    ],
     learner: |values| {
         let tree = TreeParams::from_values(values, ForestParams::default().tree)?;
         let params = ForestParams {
@@ -40,6 +47,7 @@ pub const KIND: Kind = Kind {
             signal_share: values.get(&SIGNAL_SHARE)?,
             max_samples: values.get(&MAX_SAMPLES)?,
             tree,
+            calibration: values.get(&CALIBRATION)?,
         };
         Ok(Box::new(params.check()?))
     },
@@ -67,6 +75,45 @@ const MAX_SAMPLES: Param = Param {
     default: || Some(ForestParams::default().max_samples.to_string()),
 };
 
+const CALIBRATION: Param = Param {
+    name: "calibration",
+    value_name: "FROM",
+    help: "forest: what calibration learns from: `held-out` pairs kept apart from fitting, or `out-of-bag`: every training pair, each read by the trees whose sample lacked it (none kept apart)",
+    default: || Some(ForestParams::default().calibration.to_string()),
+};
+
+/// What a forest's calibration learns from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CalibrationSource {
+    /// Pairs kept apart from fitting.
+    #[default]
+    HeldOut,
+    /// The fitted pairs, each read by the trees that never saw it: the forest
+    /// fits on every pair, and calibration counts every pair too.
+    OutOfBag,
+}
+
+impl std::fmt::Display for CalibrationSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            CalibrationSource::HeldOut => "held-out",
+            CalibrationSource::OutOfBag => "out-of-bag",
+        })
+    }
+}
+
+impl std::str::FromStr for CalibrationSource {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "held-out" => Ok(CalibrationSource::HeldOut),
+            "out-of-bag" => Ok(CalibrationSource::OutOfBag),
+            _ => Err(format!("`{s}`: held-out or out-of-bag")),
+        }
+    }
+}
+
 /// Bins of the forest's mean score: its calibration cells.
 pub const BINS: usize = 20;
 
@@ -79,6 +126,9 @@ pub struct ForestParams {
     /// Bootstrap sample size cap per tree (the whole set when smaller).
     pub max_samples: usize,
     pub tree: TreeParams,
+    /// What calibration learns from (files written before it: held out).
+    #[serde(default)]
+    pub calibration: CalibrationSource,
 }
 
 impl Default for ForestParams {
@@ -95,6 +145,7 @@ impl Default for ForestParams {
             // of 2: automatic decisions all right (0.998 before), calibration error
             // 0.049 and 0.043 (0.056, 0.053), for one or two points more review.
             tree: TreeParams::default().max_depth(30).min_leaf_weight(1.0),
+            calibration: CalibrationSource::HeldOut,
         }
     }
 }
@@ -122,10 +173,50 @@ pub struct ValidForestParams(ForestParams);
 
 impl Learner for ValidForestParams {
     fn fit(&self, vectors: &[&[f64]], labels: &[bool], seed: u64) -> Result<Arc<dyn Estimator>> {
+        Ok(Arc::new(self.grow(vectors, labels, seed)?.0))
+    }
+
+    fn out_of_bag(&self) -> bool {
+        self.0.calibration == CalibrationSource::OutOfBag
+    }
+
+    fn fit_out_of_bag(
+        &self,
+        vectors: &[&[f64]],
+        labels: &[bool],
+        seed: u64,
+    ) -> Result<(Arc<dyn Estimator>, Vec<Option<Reading>>)> {
+        let (forest, samples) = self.grow(vectors, labels, seed)?;
+        let readings = (0..vectors.len())
+            .into_par_iter()
+            .map(|row| {
+                let outputs: Vec<f64> = (forest.trees.iter().zip(&forest.shares))
+                    .zip(&samples)
+                    .filter(|(_, sample)| sample.binary_search(&row).is_err())
+                    .map(|((tree, shares), _)| shares[tree.cell(vectors[row])])
+                    .collect();
+                (!outputs.is_empty()).then(|| {
+                    let vote = committee(&outputs);
+                    (bin(vote.mean), Some(vote))
+                })
+            })
+            .collect();
+        Ok((Arc::new(forest), readings))
+    }
+}
+
+impl ValidForestParams {
+    /// The forest, and each tree's bootstrap sample (row indices, sorted).
+    fn grow(
+        &self,
+        vectors: &[&[f64]],
+        labels: &[bool],
+        seed: u64,
+    ) -> Result<(Forest, Vec<Vec<usize>>)> {
         let params = self.0;
         let width = vectors.first().map_or(0, |v| v.len());
         let tree_learner = params.tree.check()?;
-        let grown: Result<Vec<(Tree, Vec<NodeCounts>)>> = (0..params.trees)
+        let grown: Result<Vec<(Tree, Vec<NodeCounts>, Vec<usize>)>> = (0..params.trees)
             .into_par_iter()
             .map(|t| {
                 let mut rng = ChaCha8Rng::seed_from_u64(mix64(seed ^ mix64(t as u64 + 1)));
@@ -140,21 +231,29 @@ impl Learner for ValidForestParams {
                 let mut tree = tree_learner.fit_tree(&slices, &row_labels)?;
                 tree.rename_signals(&signals);
                 let counts = node_counts(&tree, rows.iter().map(|&r| (vectors[r], labels[r])));
-                Ok((tree, counts))
+                Ok((tree, counts, rows))
             })
             .collect();
-        let (trees, node_counts): (Vec<Tree>, Vec<Vec<NodeCounts>>) = grown?.into_iter().unzip();
+        let mut trees = Vec::new();
+        let mut node_counts = Vec::new();
+        let mut samples = Vec::new();
+        for (tree, counts, rows) in grown? {
+            trees.push(tree);
+            node_counts.push(counts);
+            samples.push(rows);
+        }
         let shares = trees
             .iter()
             .zip(&node_counts)
             .map(|(tree, counts)| leaf_shares(tree, counts))
             .collect();
-        Ok(Arc::new(Forest {
+        let forest = Forest {
             params,
             trees,
             shares,
             node_counts,
-        }))
+        };
+        Ok((forest, samples))
     }
 }
 

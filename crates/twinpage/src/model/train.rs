@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::calibration::Calibration;
 use super::decision::{DecisionPolicy, Judgement, Thresholds};
-use super::estimator::{Estimator, Learner};
+use super::estimator::{Estimator, Learner, Reading};
 use super::metrics::{Confusion, Metrics};
 use crate::signals::MISSING;
 use twinpage_util::hash::mix64;
@@ -131,11 +131,18 @@ pub fn train_on_parts(
 ) -> Result<Trained> {
     let select =
         |part: Part| -> Vec<usize> { (0..set.len()).filter(|&i| parts[i] == part).collect() };
-    let (fit, cal, eval) = (
+    let (mut fit, mut cal, eval) = (
         select(Part::Fit),
         select(Part::Calibration),
         select(Part::Evaluation),
     );
+    // Out of bag, the calibration pairs are fitted too: each is read by the trees
+    // that never saw it.
+    let out_of_bag = learner.out_of_bag();
+    if out_of_bag {
+        fit.append(&mut cal);
+        fit.sort_unstable();
+    }
     let positives = fit.iter().filter(|&&i| set.labels[i]).count();
     if positives == 0 || positives == fit.len() {
         bail!(
@@ -143,7 +150,7 @@ pub fn train_on_parts(
             fit.len()
         );
     }
-    if cal.is_empty() || eval.is_empty() {
+    if (cal.is_empty() && !out_of_bag) || eval.is_empty() {
         bail!("too few groups of pairs to hold some out for calibration and evaluation; give more labelled pairs");
     }
     // The vectors are sanitised upstream; this is the last guard (a NaN aborts linfa).
@@ -158,17 +165,50 @@ pub fn train_on_parts(
         .collect();
     let vectors: Vec<&[f64]> = finite.iter().map(Vec::as_slice).collect();
     let labels: Vec<bool> = fit.iter().map(|&i| set.labels[i]).collect();
-    let estimator = learner.fit(&vectors, &labels, seed)?;
     let rows = |idx: &'_ [usize]| {
         idx.iter()
             .map(|&i| (set.vectors[i].as_slice(), set.labels[i]))
             .collect::<Vec<_>>()
     };
-    let calibration = Calibration::learn(
-        estimator.as_ref(),
-        rows(&fit).into_iter(),
-        rows(&cal).into_iter(),
-    );
+    let (estimator, calibration, scored) = if out_of_bag {
+        let (estimator, readings) = learner.fit_out_of_bag(&vectors, &labels, seed)?;
+        let read: Vec<(Reading, bool)> = readings
+            .into_iter()
+            .zip(labels.iter().copied())
+            .filter_map(|(reading, label)| Some((reading?, label)))
+            .collect();
+        let calibration = Calibration::of_cells(
+            estimator.as_ref(),
+            vectors
+                .iter()
+                .map(|x| estimator.cell(x))
+                .zip(labels.iter().copied()),
+            read.iter().map(|&((cell, _), label)| (cell, label)),
+        );
+        let scored: Vec<(Judgement, bool)> = read
+            .iter()
+            .map(|&((cell, vote), label)| {
+                let judgement = Judgement {
+                    p_duplicate: calibration.cells[cell].p_duplicate,
+                    spread: vote.map_or(0.0, |v| v.spread),
+                };
+                (judgement, label)
+            })
+            .collect();
+        (estimator, calibration, scored)
+    } else {
+        let estimator = learner.fit(&vectors, &labels, seed)?;
+        let calibration = Calibration::learn(
+            estimator.as_ref(),
+            rows(&fit).into_iter(),
+            rows(&cal).into_iter(),
+        );
+        let scored = rows(&cal)
+            .into_iter()
+            .map(|(x, label)| (calibration.judge(estimator.as_ref(), x), label))
+            .collect();
+        (estimator, calibration, scored)
+    };
     let mut trained = Trained {
         estimator,
         calibration,
@@ -179,14 +219,10 @@ pub fn train_on_parts(
         },
         heldout: Metrics::default(),
         fit_pairs: fit.len(),
-        calibration_pairs: cal.len(),
+        calibration_pairs: scored.len(),
         evaluation_pairs: eval.len(),
         importance: Vec::new(),
     };
-    let scored: Vec<(Judgement, bool)> = rows(&cal)
-        .into_iter()
-        .map(|(x, label)| (trained.judge(x), label))
-        .collect();
     trained.thresholds = Thresholds::choose(&scored, policy);
     let mut confusion = Confusion::default();
     for (x, label) in rows(&eval) {
@@ -321,9 +357,8 @@ mod tests {
         assert!((7200..7800).contains(&count(&frozen, Part::Fit)));
     }
 
-    /// A separable toy problem: the tree learns it, and two trainings agree.
-    #[test]
-    fn trains_reproducibly_on_a_separable_problem() {
+    /// A separable toy problem (signal 0 decides, signal 1 is noise).
+    fn separable() -> LabelledPairs {
         let mut set = LabelledPairs::default();
         for i in 0..600u64 {
             let label = i % 2 == 0;
@@ -340,6 +375,13 @@ mod tests {
             };
             set.push(vec![x, noise], label, (document(0), document(1)));
         }
+        set
+    }
+
+    /// The tree learns it, and two trainings agree.
+    #[test]
+    fn trains_reproducibly_on_a_separable_problem() {
+        let set = separable();
         let learner = TreeParams::default().check().unwrap();
         let policy = DecisionPolicy::default();
         let first = train(&set, &learner, &policy, 1).unwrap();
@@ -349,6 +391,56 @@ mod tests {
         assert!(
             first.thresholds.duplicate <= 1.0
                 && first.thresholds.distinct < first.thresholds.duplicate
+        );
+    }
+
+    /// Out of bag, calibration counts every fitted pair, each read by the trees
+    /// that never saw it, and nothing is held out for it.
+    #[test]
+    fn a_forest_calibrates_out_of_bag_on_the_pairs_it_fits() {
+        use crate::model::forest::{CalibrationSource, ForestParams};
+        let set = separable();
+        let forest = |calibration| {
+            ForestParams {
+                trees: 20,
+                calibration,
+                ..ForestParams::default()
+            }
+            .check()
+            .unwrap()
+        };
+        let policy = DecisionPolicy::default();
+        let held_out = train(&set, &forest(CalibrationSource::HeldOut), &policy, 1).unwrap();
+        let learner = forest(CalibrationSource::OutOfBag);
+        assert!(learner.out_of_bag() && !forest(CalibrationSource::HeldOut).out_of_bag());
+        let oob = train(&set, &learner, &policy, 1).unwrap();
+        assert_eq!(oob.evaluation_pairs, held_out.evaluation_pairs);
+        assert_eq!(
+            oob.fit_pairs,
+            held_out.fit_pairs + held_out.calibration_pairs,
+            "the calibration pairs are fitted too"
+        );
+        // A row is in one tree's sample with probability about 0.63, in all 20
+        // about 0.63^20 = 1e-4: nearly every row has trees to read it.
+        assert!(
+            oob.calibration_pairs * 10 >= oob.fit_pairs * 9,
+            "{}",
+            oob.calibration_pairs
+        );
+        let counted: u32 = oob
+            .calibration
+            .cells
+            .iter()
+            .map(|c| c.calibration_pairs())
+            .sum();
+        assert_eq!(counted as usize, oob.calibration_pairs);
+        assert!(oob.heldout.f1 > 0.99, "{:?}", oob.heldout);
+        assert_eq!(
+            train(&set, &learner, &policy, 1)
+                .unwrap()
+                .estimator
+                .to_json(),
+            oob.estimator.to_json()
         );
     }
 }
