@@ -95,13 +95,17 @@ pub trait Learner {
         _vectors: &[&[f64]],
         _labels: &[bool],
         _seed: u64,
-    ) -> Result<(Arc<dyn Estimator>, Vec<Option<Reading>>)> {
+    ) -> Result<FittedOutOfBag> {
         anyhow::bail!("this kind of estimator cannot read its rows out of bag")
     }
 }
 
 /// Where an estimator puts a vector: its cell, and an ensemble's vote on it.
 pub type Reading = (usize, Option<Committee>);
+
+/// An estimator, and each of its training rows read out of bag (None: every
+/// member saw it).
+pub type FittedOutOfBag = (Arc<dyn Estimator>, Vec<Option<Reading>>);
 
 /// One test on a vector's way to its cell: `value < threshold` went left.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -23,7 +23,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::estimator::{Committee, Contributions, Estimator, Kind, Learner, Path, Reading};
+use super::estimator::{Committee, Contributions, Estimator, FittedOutOfBag, Kind, Learner, Path};
 use super::tree::{Node, Tree, TreeParams, MAX_DEPTH, MIN_LEAF_WEIGHT};
 use twinpage_util::hash::mix64;
 use twinpage_util::params::Param;
@@ -185,7 +185,7 @@ impl Learner for ValidForestParams {
         vectors: &[&[f64]],
         labels: &[bool],
         seed: u64,
-    ) -> Result<(Arc<dyn Estimator>, Vec<Option<Reading>>)> {
+    ) -> Result<FittedOutOfBag> {
         let (forest, samples) = self.grow(vectors, labels, seed)?;
         let readings = (0..vectors.len())
             .into_par_iter()
@@ -216,7 +216,9 @@ impl ValidForestParams {
         let params = self.0;
         let width = vectors.first().map_or(0, |v| v.len());
         let tree_learner = params.tree.check()?;
-        let grown: Result<Vec<(Tree, Vec<NodeCounts>, Vec<usize>)>> = (0..params.trees)
+        // Each tree, the rows through its nodes, and its sample.
+        type Grown = (Tree, Vec<NodeCounts>, Vec<usize>);
+        let grown: Result<Vec<Grown>> = (0..params.trees)
             .into_par_iter()
             .map(|t| {
                 let mut rng = ChaCha8Rng::seed_from_u64(mix64(seed ^ mix64(t as u64 + 1)));
