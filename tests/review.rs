@@ -1264,7 +1264,6 @@ fn two_reviewers_and_an_adjudicator_go_through_a_whole_round_in_chromium() {
     let models = dir.path().join("models");
     let retrainer = Retrainer::new(Retraining {
         every: 13,
-        seed: 7,
         parent: model,
         original,
         frozen: Frozen::Pairs(frozen),

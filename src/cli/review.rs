@@ -95,7 +95,6 @@ impl RetrainArgs {
         models.push(".models");
         Ok(Some(Retrainer::new(Retraining {
             every: every as usize,
-            seed: start.parent.seed,
             parent: start.parent,
             original: start.original,
             frozen: start.frozen,

@@ -19,7 +19,7 @@ use crate::retrain::{self, Frozen};
 use crate::store::{Rescored, ReviewStore};
 use twinpage::model::{LabelledPairs, Model};
 
-/// What a background retraining starts from.
+/// What a background retraining starts from (it retrains with the parent's seed).
 pub struct Retraining {
     /// Retrain after this many new labels.
     pub every: usize,
@@ -27,7 +27,6 @@ pub struct Retraining {
     /// The parent's training pairs.
     pub original: LabelledPairs,
     pub frozen: Frozen,
-    pub seed: u64,
     /// Where each successor is written, as `<model id>.json`.
     pub models: PathBuf,
 }
@@ -127,7 +126,7 @@ impl Retrainer {
             &inputs.original,
             &reviewed,
             inputs.frozen.clone(),
-            inputs.seed,
+            inputs.parent.seed,
         )?;
         std::fs::create_dir_all(&inputs.models)
             .with_context(|| format!("cannot make {}", inputs.models.display()))?;

@@ -311,28 +311,22 @@ async fn body_in_time(request: Request, next: Next) -> Response {
     (status, close, Json(json!({ "error": why }))).into_response()
 }
 
+/// The page's own files: path, body, content type.
+const OWN_FILES: [(&str, &str, &str); 5] = [
+    ("/", INDEX_HTML, "text/html; charset=utf-8"),
+    ("/app.js", APP_JS, "text/javascript; charset=utf-8"),
+    ("/app.css", APP_CSS, "text/css; charset=utf-8"),
+    ("/stats", STATS_HTML, "text/html; charset=utf-8"),
+    ("/stats.js", STATS_JS, "text/javascript; charset=utf-8"),
+];
+
 fn router(app: Arc<App>) -> Router {
-    Router::new()
-        .route(
-            "/",
-            get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/app.js",
-            get(|| async { page(APP_JS, "text/javascript; charset=utf-8") }),
-        )
-        .route(
-            "/app.css",
-            get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
-        )
-        .route(
-            "/stats",
-            get(|| async { page(STATS_HTML, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/stats.js",
-            get(|| async { page(STATS_JS, "text/javascript; charset=utf-8") }),
-        )
+    let files = OWN_FILES
+        .into_iter()
+        .fold(Router::new(), |router, (path, body, content_type)| {
+            router.route(path, get(move || async move { page(body, content_type) }))
+        });
+    files
         .route("/signin", get(sign_in))
         .route("/api/me", get(me))
         .route("/api/stats", get(stats))
@@ -827,7 +821,7 @@ async fn verdict(
         let source = if adjudicates { "adjudication" } else { "page" };
         store.judge(j.pair_id, &reader.name, j.verdict, source)?;
         if let Some(retraining) = retraining {
-            retraining.maybe_start(&db, store.progress(&reader.name)?.labels);
+            retraining.maybe_start(&db, store.labels_given()?);
         }
         let pair = blind.then(|| store.pair(j.pair_id)).transpose()?;
         Ok(pair.map(|p| {

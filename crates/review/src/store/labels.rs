@@ -179,10 +179,7 @@ impl ReviewStore {
                 "SELECT count(*) FROM verdicts WHERE reviewer = ?1 AND undone_at IS NULL AND verdict <> 'skip'",
                 [reviewer],
             )?,
-            labels: self.count(
-                "SELECT count(*) FROM verdicts WHERE undone_at IS NULL AND verdict <> 'skip'",
-                [],
-            )?,
+            labels: self.labels_given()?,
             ..Progress::default()
         };
         for (pair_id, votes) in self.votes()? {
@@ -200,6 +197,14 @@ impl ReviewStore {
         }
         progress.left = progress.pairs - progress.reviewed;
         Ok(progress)
+    }
+
+    /// Labels given by everyone so far (unsure included, skips and undone not).
+    pub fn labels_given(&self) -> Result<usize> {
+        self.count(
+            "SELECT count(*) FROM verdicts WHERE undone_at IS NULL AND verdict <> 'skip'",
+            [],
+        )
     }
 
     fn count<P: rusqlite::Params>(&self, sql: &str, params: P) -> Result<usize> {
