@@ -10,6 +10,7 @@ decisions.
 
     lab/er-benchmark.py [--source ../shared/data] [--work target/er-benchmark]
                             [--twinpage target/release/twinpage] [--only NAME ...] [--seed N]
+                            [--train-args "--max-spread 1 --precision-target 0.98"]
 
 Needs `cargo build --release` first. Python 3 standard library only. About 3 minutes on
 2 cores (conversion of ~46k records, then ~20 trainings and evaluations).
@@ -69,8 +70,9 @@ def run(command: list[str]) -> str:
     return done.stdout
 
 
-def measure(twinpage: str, train: str, valid: str, model: str, seed: int) -> dict:
-    run([twinpage, "train", "--pairs", train, "--no-render", "--seed", str(seed), "--out", model])
+def measure(twinpage: str, train: str, valid: str, model: str, seed: int, extra: list[str]) -> dict:
+    run([twinpage, "train", "--pairs", train, "--no-render", "--seed", str(seed), "--out", model,
+         *extra])
     report = json.loads(run([twinpage, "evaluate", "--pairs", valid, "--model", model,
                              "--no-render", "--json"]))
     overall = report["overall"]
@@ -93,6 +95,7 @@ def main() -> int:
     ap.add_argument("--twinpage", default="target/release/twinpage")
     ap.add_argument("--only", nargs="*", help="datasets to run (e.g. Textual/Abt-Buy)")
     ap.add_argument("--seed", type=int, default=7, help="training seed (fit / calibration split, trees)")
+    ap.add_argument("--train-args", default="", help="more `twinpage train` options, e.g. a decision policy")
     args = ap.parse_args()
     if not os.access(args.twinpage, os.X_OK):
         sys.exit(f"{args.twinpage} missing: run `cargo build --release` first")
@@ -108,7 +111,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|")
     for dataset in datasets:
         model = os.path.join(args.work, f"{dataset.replace('/', '_')}.json")
-        m = measure(args.twinpage, train[dataset], valid[dataset], model, args.seed)
+        m = measure(args.twinpage, train[dataset], valid[dataset], model, args.seed, args.train_args.split())
         published = " | ".join(f"{f:.3f}" for f in PUBLISHED.get(dataset, ())) or "— | — | —"
         train_pairs = sum(1 for _ in open(train[dataset], encoding="utf-8")) - 1
         print(f"| {dataset} | {train_pairs} / {m['pairs']} | **{m['f1']:.3f}** | {m['decided']:.0%} "

@@ -58,11 +58,15 @@ fn shipped_model_on_the_web_test_split() {
     eprintln!("web test split:\n{}", m.report());
     assert!(m.pairs > 500);
     assert!(m.f1 >= WEB_F1_FLOOR, "F1 {} below {WEB_F1_FLOOR}", m.f1);
-    assert!(
-        m.duplicate_decision_precision >= 0.95,
-        "{}",
-        m.duplicate_decision_precision
-    );
+    // The decision policy's promise (lab/RESULTS.md, "The decision policy"): measured
+    // when shipped, 4.1 % to review and no automatic decision wrong either way.
+    assert!(m.review_share <= 0.05, "review share {}", m.review_share);
+    for precision in [
+        m.duplicate_decision_precision,
+        m.distinct_decision_precision,
+    ] {
+        assert!(precision >= 0.99, "decision precision {precision}");
+    }
 }
 
 #[test]

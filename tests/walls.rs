@@ -60,17 +60,20 @@ fn no_two_documents_are_duplicates_for_the_wall_they_share() {
         }
         // The case seen on a real crawl: a policy and the terms of one site, both
         // rendered as the same consent dialog, scored duplicate at p 0.85 before.
+        // Their fetched bodies hold both texts, so the cascade's first stage may tell
+        // them apart; rendered, only the wall shows, and the wall rule holds them.
         let policy_terms = rows
             .iter()
             .find(|r| r["html_b"] == "consent-terms.html")
             .unwrap();
-        assert_eq!(
-            (
-                policy_terms["decision"].as_str(),
-                policy_terms["decided_by"].as_str()
-            ),
-            ("review", "wall:consent"),
-            "--render {render}"
+        let routed = (
+            policy_terms["decision"].as_str(),
+            policy_terms["decided_by"].as_str(),
         );
+        let expected: &[(&str, &str)] = match render {
+            "auto" => &[("review", "wall:consent"), ("distinct", "fetched")],
+            _ => &[("review", "wall:consent")],
+        };
+        assert!(expected.contains(&routed), "--render {render}: {routed:?}");
     }
 }
