@@ -23,6 +23,7 @@ import collections
 import csv
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -109,9 +110,10 @@ def main() -> int:
     print("| dataset (valid split) | train / valid pairs | twinpage F1 | decided | precision of decisions "
           "| Magellan | DeepMatcher | Ditto |")
     print("|---|---|---|---|---|---|---|---|")
+    extra = shlex.split(args.train_args)
     for dataset in datasets:
         model = os.path.join(args.work, f"{dataset.replace('/', '_')}.json")
-        m = measure(args.twinpage, train[dataset], valid[dataset], model, args.seed, args.train_args.split())
+        m = measure(args.twinpage, train[dataset], valid[dataset], model, args.seed, extra)
         published = " | ".join(f"{f:.3f}" for f in PUBLISHED.get(dataset, ())) or "— | — | —"
         train_pairs = sum(1 for _ in open(train[dataset], encoding="utf-8")) - 1
         print(f"| {dataset} | {train_pairs} / {m['pairs']} | **{m['f1']:.3f}** | {m['decided']:.0%} "
