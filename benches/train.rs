@@ -24,7 +24,7 @@ fn main() {
     for kind in ["forest", "tree"] {
         let learner = (estimator_named(kind).unwrap().learner)(&ParamValues::default()).unwrap();
         let start = Instant::now();
-        let trained = train(&set, learner.as_ref(), &DecisionPolicy::default(), 7).unwrap();
+        let trained = train(&set, None, learner.as_ref(), &DecisionPolicy::default(), 7).unwrap();
         let seconds = start.elapsed().as_secs_f64();
         println!(
             "train {kind}: {pairs} pairs x {signals} signals in {seconds:.1} s on {threads} threads; held-out F1 {:.4}",

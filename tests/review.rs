@@ -1187,7 +1187,7 @@ fn small_model() -> (
     .check()
     .unwrap();
     let policy = DecisionPolicy::default();
-    let trained = train::train(&original, &learner, &policy, 7).unwrap();
+    let trained = train::train(&original, None, &learner, &policy, 7).unwrap();
     let model = Model::new(signals, policy, 7, Default::default(), trained, None);
     (model, original, frozen)
 }

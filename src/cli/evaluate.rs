@@ -168,8 +168,11 @@ fn model_left_out(
             pairs: &measured_set,
             groups: &measured_groups,
         },
-        learner.as_ref(),
-        &model.policy,
+        StageLearner {
+            learner: learner.as_ref(),
+            policy: &model.policy,
+            words: model.word_slots(),
+        },
         model.seed,
     )?;
     Ok(LeftOutRun {
@@ -195,10 +198,12 @@ fn cascade_left_out(
         StageLearner {
             learner: first.as_ref(),
             policy: &fetched.policy,
+            words: fetched.word_slots(),
         },
         StageLearner {
             learner: second.as_ref(),
             policy: &rendered.policy,
+            words: rendered.word_slots(),
         },
         rendered.seed,
     )?;

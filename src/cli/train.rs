@@ -8,6 +8,7 @@ use super::declared::{Declared, Estimators};
 use twinpage::model::{estimator_named, KINDS};
 use twinpage::model::{train, DecisionPolicy, Model, TrainingInfo};
 use twinpage::pipeline;
+use twinpage::signals::contrast;
 
 /// Train a model from labelled pair files; prints held-out precision, recall, F1 and the model's size.
 #[derive(clap::Args)]
@@ -33,6 +34,10 @@ pub struct Args {
     /// of their outputs) go to review whatever their confidence; 1 turns it off.
     #[arg(long, default_value_t = DecisionPolicy::default().max_spread())]
     max_spread: f64,
+    /// Do not learn which differing title words make two things different (the
+    /// learned contrast); the trees then read the other signals alone. For comparison.
+    #[arg(long)]
+    no_contrast: bool,
     /// Skip rows whose documents cannot be read (listed in OUT.skipped.csv).
     #[arg(long)]
     skip_bad: bool,
@@ -59,7 +64,9 @@ pub fn run(args: Args) -> Result<()> {
     let batch = super::inputs::load_batch(&args.pairs, &args.render)?;
     let skipped = super::inputs::unreadable_rows(&batch, args.skip_bad)?;
     let (set, fingerprint) = pipeline::labelled_pairs(&batch)?;
-    let trained = train::train(&set, learner.as_ref(), &policy, args.seed)?;
+    let signals = twinpage::signals::names(batch.layout());
+    let words = contrast::slots(&signals).filter(|_| !args.no_contrast);
+    let trained = train::train(&set, words, learner.as_ref(), &policy, args.seed)?;
     let training = TrainingInfo {
         files: args.pairs.iter().map(|p| p.display().to_string()).collect(),
         pairs: set.len(),
@@ -67,14 +74,7 @@ pub fn run(args: Args) -> Result<()> {
         fingerprint,
         ..TrainingInfo::default()
     };
-    let model = Model::new(
-        twinpage::signals::names(batch.layout()),
-        policy,
-        args.seed,
-        training,
-        trained,
-        None,
-    );
+    let model = Model::new(signals, policy, args.seed, training, trained, None);
     model.save(&args.out)?;
     super::output::write_skipped(&args.out.display().to_string(), &skipped)?;
     outln!(

@@ -29,6 +29,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
+use twinpage::signals::contrast;
 use twinpage::util::hash::mix64;
 use twinpage::util::Choice;
 
@@ -267,15 +268,19 @@ impl RoundRobin {
 }
 
 /// A cluster number for each candidate: k-means over the standardised signal
-/// vectors (seeded k-means++ start, a few rounds: it only has to spread the
+/// vectors (their numbers) (seeded k-means++ start, a few rounds: it only has to spread the
 /// queue, not to find true groups).
 fn clusters(candidates: &[Candidate], seed: u64) -> Vec<usize> {
     let n = candidates.len();
     let k = CLUSTERS.min(n);
-    let width = candidates.first().map_or(0, |c| c.signals.len());
-    if k <= 1 || width == 0 || candidates.iter().any(|c| c.signals.len() != width) {
+    let full = candidates.first().map_or(0, |c| c.signals.len());
+    if k <= 1 || full == 0 || candidates.iter().any(|c| c.signals.len() != full) {
         return vec![0; n];
     }
+    // The slots of differing words (hashes, last) are no distance.
+    let width = candidates
+        .first()
+        .map_or(0, |c| contrast::numbers(&c.signals).len());
     let points = standardised(candidates, width);
     let distance =
         |a: &[f64], b: &[f64]| -> f64 { a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum() };

@@ -136,7 +136,8 @@ pub fn retrain(
         parts.push(Part::Evaluation);
     }
     let learner = parent.estimator.learner()?;
-    let trained = train_on_parts(&set, &parts, learner.as_ref(), &parent.policy, seed)?;
+    let words = parent.word_slots();
+    let trained = train_on_parts(&set, words, &parts, learner.as_ref(), &parent.policy, seed)?;
     let parent_metrics = measure(parent, &frozen_pairs);
     let mut fingerprint = blake3::Hasher::new();
     fingerprint.update(parent.training.fingerprint.as_bytes());

@@ -537,7 +537,9 @@ fn select(from: &LabelledPairs, indices: impl Iterator<Item = usize>) -> Labelle
 fn train_start(start: &LabelledPairs, signals: Vec<String>, seed: u64) -> Model {
     let learner = (KINDS[0].learner)(&ParamValues::default()).expect("default parameters");
     let policy = DecisionPolicy::default();
-    let trained = train::train(start, learner.as_ref(), &policy, seed).expect("the start trains");
+    let words = twinpage::signals::contrast::slots(&signals);
+    let trained =
+        train::train(start, words, learner.as_ref(), &policy, seed).expect("the start trains");
     let info = TrainingInfo {
         pairs: start.len(),
         ..TrainingInfo::default()

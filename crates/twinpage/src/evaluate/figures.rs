@@ -239,8 +239,12 @@ impl Figures {
             overall,
             mistakes,
             importance: model.importance.clone(),
-            splits: split_uses(model.estimator.as_ref(), &model.signals),
-            tree: tree_levels(model.estimator.as_ref(), &model.signals, TREE_LEVELS),
+            splits: split_uses(model.estimator.as_ref(), &model.feature_names()),
+            tree: tree_levels(
+                model.estimator.as_ref(),
+                &model.feature_names(),
+                TREE_LEVELS,
+            ),
         })
     }
 }

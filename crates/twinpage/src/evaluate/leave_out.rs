@@ -7,6 +7,7 @@
 //! content or has learned the cues of the kinds it saw.
 
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 use anyhow::{bail, Result};
 use rayon::prelude::*;
@@ -48,28 +49,35 @@ pub struct LeftOut {
     pub stages: Option<StageTally>,
 }
 
-/// For every group of `measured`: a model trained (by `learner`, `policy`, `seed`)
+/// For every group of `measured`: a model trained (as `stage` says, with `seed`)
 /// on the pairs of `training` outside that group, measured on the group's pairs
 /// in `measured`. Also returns the left-out figures pooled over all groups.
 pub fn leave_one_out(
     training: &Grouped,
     measured: &Grouped,
-    learner: &dyn Learner,
-    policy: &DecisionPolicy,
+    stage: StageLearner,
     seed: u64,
 ) -> Result<(Vec<LeftOut>, Metrics)> {
     each_group(measured.groups, |group| {
         let rest = training.select(group, false);
-        let trained = train(&rest, learner, policy, seed)?;
+        let trained = stage.train(&rest, seed)?;
         let confusion = measure(&trained, &measured.select(group, true));
         Ok((rest.len(), confusion, None))
     })
 }
 
-/// How one stage of the cascade is trained.
+/// How a model (one stage of the cascade) is trained.
 pub struct StageLearner<'a> {
     pub learner: &'a dyn Learner,
     pub policy: &'a DecisionPolicy,
+    /// Where its vectors hold the differing title words.
+    pub words: Option<Range<usize>>,
+}
+
+impl StageLearner<'_> {
+    fn train(&self, set: &LabelledPairs, seed: u64) -> Result<Trained> {
+        train(set, self.words.clone(), self.learner, self.policy, seed)
+    }
 }
 
 /// [`leave_one_out`] for the cascade that `twinpage score` runs by default: for
@@ -93,13 +101,8 @@ pub fn leave_one_out_cascade(
             .select(group, false)
         };
         let first_set = rest(&training.fetched);
-        let first = train(&first_set, fetched.learner, fetched.policy, seed)?;
-        let second = train(
-            &rest(&training.rendered),
-            rendered.learner,
-            rendered.policy,
-            seed,
-        )?;
+        let first = fetched.train(&first_set, seed)?;
+        let second = rendered.train(&rest(&training.rendered), seed)?;
         let mut confusion = Confusion::default();
         let mut stages = StageTally::default();
         for i in (0..measured.groups.len()).filter(|&i| measured.groups[i] == group) {
@@ -265,8 +268,12 @@ mod tests {
             groups: &groups,
         };
         let learner = TreeParams::default().check().unwrap();
-        let (left_out, pooled) =
-            leave_one_out(&grouped, &grouped, &learner, &DecisionPolicy::default(), 7).unwrap();
+        let stage = StageLearner {
+            learner: &learner,
+            policy: &DecisionPolicy::default(),
+            words: None,
+        };
+        let (left_out, pooled) = leave_one_out(&grouped, &grouped, stage, 7).unwrap();
         let names: Vec<&str> = left_out.iter().map(|l| l.group.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
         for l in &left_out {
@@ -328,6 +335,7 @@ mod tests {
         let stage = || StageLearner {
             learner: &learner,
             policy: &policy,
+            words: None,
         };
         let data = staged(true);
         let (left_out, pooled) = leave_one_out_cascade(&data, &data, stage(), stage(), 7).unwrap();

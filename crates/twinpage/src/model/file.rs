@@ -80,7 +80,14 @@ impl Model {
 
     /// The parts agree with each other (a model file can be edited by hand).
     fn validate(&self) -> Result<(), String> {
-        self.estimator.validate(self.signals.len())?;
+        let features = match &self.contrast {
+            Some(contrast) => {
+                contrast.validate(self.signals.len())?;
+                self.signals.len() + 1 - contrast.slots.len()
+            }
+            None => self.signals.len(),
+        };
+        self.estimator.validate(features)?;
         self.calibration.validate(self.estimator.as_ref())?;
         DecisionPolicy::new(self.policy.precision_target()).map_err(|e| e.to_string())?;
         self.thresholds.validate()
@@ -141,6 +148,7 @@ impl FormatOne {
             seed: self.seed,
             training: self.training,
             heldout: self.heldout,
+            contrast: None,
             parent: self.parent,
             importance: Vec::new(),
         })

@@ -5,12 +5,14 @@
 //! [`estimator`] is the seam where kinds of estimator plug in ([`tree`] is the
 //! first); [`calibration`] turns any estimator's cells into a confidence;
 //! [`decision`] turns a confidence into a decision; [`train`] fits all three on
-//! labelled pairs split by group; [`metrics`] measures them. A model file records
+//! labelled pairs split by group, after [`contrast`] has learned what the titles'
+//! differing words say; [`metrics`] measures them. A model file records
 //! the signal names in vector order, and loading one whose names differ from the
 //! running code's is an error, because a model applied to a vector laid out
 //! differently gives confident nonsense.
 
 pub mod calibration;
+pub mod contrast;
 pub mod decision;
 pub mod estimator;
 pub mod explanation;
@@ -24,6 +26,7 @@ pub mod train;
 pub mod tree;
 
 pub use calibration::Calibration;
+pub use contrast::Contrast;
 pub use decision::{Decision, DecisionPolicy, Judgement, Thresholds};
 pub use estimator::{Committee, Contributions, Estimator, Learner};
 pub use explanation::{ExplainedPath, ExplainedStep, Explanation, ScoreParts, SignalPart};

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::calibration::Calibration;
+use super::contrast::Contrast;
 use super::decision::{Decision, DecisionPolicy, Judgement, Thresholds};
 use super::estimator::{self, Estimator};
 use super::explanation::{ExplainedPath, ExplainedStep, Explanation, ScoreParts};
@@ -59,6 +60,10 @@ pub struct Model {
     /// most important first.
     #[serde(default)]
     pub importance: Vec<SignalImportance>,
+    /// The learned contrast of the differing title words: the estimator reads its
+    /// value in their slots' place. None in models from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contrast: Option<Contrast>,
 }
 
 /// One signal's permutation importance: how much the Brier score of the
@@ -79,7 +84,11 @@ impl Model {
         trained: train::Trained,
         parent: Option<String>,
     ) -> Model {
-        let mut importance: Vec<SignalImportance> = signals
+        let names = match &trained.contrast {
+            Some(contrast) => contrast.feature_names(&signals),
+            None => signals.clone(),
+        };
+        let mut importance: Vec<SignalImportance> = names
             .iter()
             .zip(&trained.importance)
             .map(|(signal, &brier_increase)| SignalImportance {
@@ -107,12 +116,14 @@ impl Model {
             heldout: trained.heldout,
             parent,
             importance,
+            contrast: trained.contrast,
         };
         let content = serde_json::to_vec(&(
             &model.signals,
             model.estimator.to_json(),
             &model.calibration,
             &model.thresholds,
+            &model.contrast,
         ))
         .expect("a model serialises");
         model.id = blake3::hash(&content).to_hex()[..16].to_string();
@@ -124,10 +135,34 @@ impl Model {
         Layout::of(&self.signals)
     }
 
+    /// What the estimator reads of a signal vector: the vector, its differing-word
+    /// slots replaced by the learned contrast's value.
+    pub fn features<'a>(&self, x: &'a [f64]) -> std::borrow::Cow<'a, [f64]> {
+        match &self.contrast {
+            Some(contrast) => contrast.features(x).into(),
+            None => x.into(),
+        }
+    }
+
+    /// Where its vectors hold the differing title words, when it learned their
+    /// contrast: a model trained like it learns one too.
+    pub fn word_slots(&self) -> Option<std::ops::Range<usize>> {
+        self.contrast.as_ref().map(|c| c.slots.clone())
+    }
+
+    /// The names of what the estimator reads, in its order.
+    pub fn feature_names(&self) -> Vec<String> {
+        match &self.contrast {
+            Some(contrast) => contrast.feature_names(&self.signals),
+            None => self.signals.clone(),
+        }
+    }
+
     /// What the model says of a signal vector: its calibrated confidence and the
     /// disagreement of the estimator's members.
     pub fn judge(&self, x: &[f64]) -> Judgement {
-        self.calibration.judge(self.estimator.as_ref(), x)
+        self.calibration
+            .judge(self.estimator.as_ref(), &self.features(x))
     }
 
     /// Where a pair so judged is routed.
@@ -137,6 +172,8 @@ impl Model {
 
     /// Why a signal vector gets its confidence.
     pub fn explain(&self, x: &[f64]) -> Explanation {
+        let x = &*self.features(x);
+        let names = self.feature_names();
         let cell = self.estimator.cell(x);
         let paths = self
             .estimator
@@ -148,7 +185,7 @@ impl Model {
                     .steps
                     .into_iter()
                     .map(|step| ExplainedStep {
-                        signal: self.signals[step.signal].clone(),
+                        signal: names[step.signal].clone(),
                         value: step.value,
                         threshold: step.threshold,
                         went_left: step.went_left,
@@ -173,7 +210,7 @@ impl Model {
             contributions: self
                 .estimator
                 .contributions(x)
-                .map(|c| ScoreParts::named(c, &self.signals, x)),
+                .map(|c| ScoreParts::named(c, &names, x)),
         }
     }
 }

@@ -5,12 +5,14 @@
 //! and its mirror, its print version, its syndicated copy) land in the same part,
 //! so calibration and evaluation measure pages the estimator never saw.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
 use rayon::prelude::*;
 
 use super::calibration::Calibration;
+use super::contrast::{self, Contrast};
 use super::decision::{DecisionPolicy, Judgement, Thresholds};
 use super::estimator::{Estimator, Learner, Reading};
 use super::metrics::{Confusion, Metrics};
@@ -94,20 +96,33 @@ pub struct Trained {
     pub fit_pairs: usize,
     pub calibration_pairs: usize,
     pub evaluation_pairs: usize,
-    /// Each signal's permutation importance on the evaluation pairs, in vector order.
+    /// Each of the estimator's signals' permutation importance on the evaluation
+    /// pairs, in its order.
     pub importance: Vec<f64>,
+    /// The learned contrast of the differing title words, when the vectors have them.
+    pub contrast: Option<Contrast>,
 }
 
 impl Trained {
     /// The calibrated confidence of a signal vector, and the members' disagreement.
     pub fn judge(&self, x: &[f64]) -> Judgement {
-        self.calibration.judge(self.estimator.as_ref(), x)
+        match &self.contrast {
+            Some(contrast) => self.judge_features(&contrast.features(x)),
+            None => self.judge_features(x),
+        }
+    }
+
+    /// [`Trained::judge`] of what the estimator reads.
+    fn judge_features(&self, features: &[f64]) -> Judgement {
+        self.calibration.judge(self.estimator.as_ref(), features)
     }
 }
 
 /// Fits, calibrates and evaluates, on parts split by group of shared documents.
+/// `words`: where the vectors hold the differing title words (see [`contrast`]).
 pub fn train(
     set: &LabelledPairs,
+    words: Option<Range<usize>>,
     learner: &dyn Learner,
     policy: &DecisionPolicy,
     seed: u64,
@@ -116,14 +131,16 @@ pub fn train(
         .into_iter()
         .map(|g| part_of(g, seed, Holdout::Evaluation))
         .collect();
-    train_on_parts(set, &parts, learner, policy, seed)
+    train_on_parts(set, words, &parts, learner, policy, seed)
 }
 
 /// Fits on the pairs marked [`Part::Fit`], calibrates on [`Part::Calibration`] and
 /// measures on [`Part::Evaluation`], as the caller split them (retraining keeps
-/// its evaluation pairs frozen); `seed` seeds the learner.
+/// its evaluation pairs frozen); `seed` seeds the learner. With `words`, the
+/// contrast of the differing title words is learned on the fitted pairs first.
 pub fn train_on_parts(
     set: &LabelledPairs,
+    words: Option<Range<usize>>,
     parts: &[Part],
     learner: &dyn Learner,
     policy: &DecisionPolicy,
@@ -153,6 +170,26 @@ pub fn train_on_parts(
     if (cal.is_empty() && !out_of_bag) || eval.is_empty() {
         bail!("too few groups of pairs to hold some out for calibration and evaluation; give more labelled pairs");
     }
+    let (contrast, features) = match words {
+        Some(slots) => {
+            let groups = groups_by_shared_document(&set.documents);
+            let (contrast, values) =
+                contrast::learn(slots, &set.vectors, &set.labels, &fit, &groups, seed);
+            let features = set
+                .vectors
+                .iter()
+                .zip(values)
+                .map(|(x, value)| contrast.features_with(x, value))
+                .collect();
+            (Some(contrast), features)
+        }
+        None => (None, set.vectors.clone()),
+    };
+    let set = &LabelledPairs {
+        vectors: features,
+        labels: set.labels.clone(),
+        documents: set.documents.clone(),
+    };
     // The vectors are sanitised upstream; this is the last guard (a NaN aborts linfa).
     let finite: Vec<Vec<f64>> = fit
         .iter()
@@ -222,11 +259,12 @@ pub fn train_on_parts(
         calibration_pairs: scored.len(),
         evaluation_pairs: eval.len(),
         importance: Vec::new(),
+        contrast,
     };
     trained.thresholds = Thresholds::choose(&scored, policy);
     let mut confusion = Confusion::default();
     for (x, label) in rows(&eval) {
-        let judgement = trained.judge(x);
+        let judgement = trained.judge_features(x);
         confusion.add(
             label,
             judgement.p_duplicate,
@@ -384,8 +422,8 @@ mod tests {
         let set = separable();
         let learner = TreeParams::default().check().unwrap();
         let policy = DecisionPolicy::default();
-        let first = train(&set, &learner, &policy, 1).unwrap();
-        let second = train(&set, &learner, &policy, 1).unwrap();
+        let first = train(&set, None, &learner, &policy, 1).unwrap();
+        let second = train(&set, None, &learner, &policy, 1).unwrap();
         assert_eq!(first.estimator.to_json(), second.estimator.to_json());
         assert!(first.heldout.f1 > 0.99, "{:?}", first.heldout);
         assert!(
@@ -410,10 +448,10 @@ mod tests {
             .unwrap()
         };
         let policy = DecisionPolicy::default();
-        let held_out = train(&set, &forest(CalibrationSource::HeldOut), &policy, 1).unwrap();
+        let held_out = train(&set, None, &forest(CalibrationSource::HeldOut), &policy, 1).unwrap();
         let learner = forest(CalibrationSource::OutOfBag);
         assert!(learner.out_of_bag() && !forest(CalibrationSource::HeldOut).out_of_bag());
-        let oob = train(&set, &learner, &policy, 1).unwrap();
+        let oob = train(&set, None, &learner, &policy, 1).unwrap();
         assert_eq!(oob.evaluation_pairs, held_out.evaluation_pairs);
         assert_eq!(
             oob.fit_pairs,
@@ -436,7 +474,7 @@ mod tests {
         assert_eq!(counted as usize, oob.calibration_pairs);
         assert!(oob.heldout.f1 > 0.99, "{:?}", oob.heldout);
         assert_eq!(
-            train(&set, &learner, &policy, 1)
+            train(&set, None, &learner, &policy, 1)
                 .unwrap()
                 .estimator
                 .to_json(),

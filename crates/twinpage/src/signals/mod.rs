@@ -3,7 +3,8 @@
 //!
 //! A signal is a name, a one-line meaning and a function of a [`BodyPair`]. The
 //! lists in [`distance`], [`simple`], [`query`], [`growth`] (fetched against
-//! rendered, per side), [`metadata`] and [`record`] (fields of record pages) fix the
+//! rendered, per side), [`metadata`], [`record`] (fields of record pages) and
+//! [`contrast`] (the words the titles disagree on, for the model to weigh) fix the
 //! order of the vector; [`names`] is that order, and a model file records it so that a model is
 //! never applied to a vector laid out differently.
 //!
@@ -11,6 +12,7 @@
 //! every real value is ≥ 0, so the tree can send "missing" its own way, and no NaN
 //! ever reaches it (linfa-trees aborts on NaN).
 
+pub mod contrast;
 pub mod distance;
 pub mod growth;
 pub mod layout;

@@ -4,7 +4,7 @@
 use super::layout::{Layout, FETCHED, RENDERED};
 use super::query::Query;
 use super::signal::{BodyPair, Signal, MISSING};
-use super::{distance, growth, metadata, query, record, rendered, simple};
+use super::{contrast, distance, growth, metadata, query, record, rendered, simple};
 use crate::document::url::UrlParts;
 use crate::document::{Document, Pair};
 
@@ -39,6 +39,7 @@ pub fn described(layout: Layout) -> Vec<(String, &'static str)> {
         .chain(growth)
         .chain(meta)
         .chain(record::described())
+        .chain(contrast::described())
         .collect()
 }
 
@@ -81,6 +82,7 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
     out.extend(metadata::SIGNALS.iter().map(|s| (s.compute)(pair)));
     let (ra, rb) = bodies.rendered.unzip();
     out.extend(record::values(record::of(fa, ra), record::of(fb, rb)));
+    out.extend(contrast::values(fa, fb));
     out.into_iter().map(sanitise).collect()
 }
 
@@ -123,11 +125,14 @@ mod tests {
             assert_eq!(Layout::of(&names), layout);
         }
         let fetched = names(Layout::Fetched);
-        assert!(fetched
-            .iter()
-            .all(|n| [FETCHED, metadata::PREFIX, record::PREFIX]
-                .iter()
-                .any(|prefix| n.starts_with(prefix))));
+        assert!(fetched.iter().all(|n| [
+            FETCHED,
+            metadata::PREFIX,
+            record::PREFIX,
+            contrast::PREFIX
+        ]
+        .iter()
+        .any(|prefix| n.starts_with(prefix))));
         let both = names(Layout::FetchedAndRendered);
         // Fetched signals first, in the same order, so both layouts read alike.
         assert_eq!(both[..10], fetched[..10]);
