@@ -65,7 +65,14 @@ pub fn run(args: Args) -> Result<()> {
     let skipped = super::inputs::unreadable_rows(&batch, args.skip_bad)?;
     let (set, fingerprint) = pipeline::labelled_pairs(&batch)?;
     let signals = twinpage::signals::names(batch.layout());
-    let words = contrast::slots(&signals).filter(|_| !args.no_contrast);
+    let words = contrast::slots(&signals);
+    let mut set = set;
+    if let (true, Some(slots)) = (args.no_contrast, &words) {
+        // No words to weigh: the contrast learns none, and its signal stays missing.
+        set.vectors
+            .iter_mut()
+            .for_each(|x| x[slots.clone()].fill(twinpage::signals::MISSING));
+    }
     let trained = train::train(&set, words, learner.as_ref(), &policy, args.seed)?;
     let training = TrainingInfo {
         files: args.pairs.iter().map(|p| p.display().to_string()).collect(),

@@ -81,8 +81,13 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
     }
     out.extend(metadata::SIGNALS.iter().map(|s| (s.compute)(pair)));
     let (ra, rb) = bodies.rendered.unzip();
-    out.extend(record::values(record::of(fa, ra), record::of(fb, rb)));
-    out.extend(contrast::values(fa, fb));
+    let (record_a, record_b) = (record::of(fa, ra), record::of(fb, rb));
+    out.extend(record::values(record_a, record_b));
+    out.extend(contrast::values(
+        fa,
+        fb,
+        record_a.is_some() && record_b.is_some(),
+    ));
     out.into_iter().map(sanitise).collect()
 }
 
