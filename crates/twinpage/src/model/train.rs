@@ -170,26 +170,14 @@ pub fn train_on_parts(
     if (cal.is_empty() && !out_of_bag) || eval.is_empty() {
         bail!("too few groups of pairs to hold some out for calibration and evaluation; give more labelled pairs");
     }
-    let (contrast, features) = match words {
+    let (contrast, with_contrast) = match words {
         Some(slots) => {
-            let groups = groups_by_shared_document(&set.documents);
-            let (contrast, values) =
-                contrast::learn(slots, &set.vectors, &set.labels, &fit, &groups, seed);
-            let features = set
-                .vectors
-                .iter()
-                .zip(values)
-                .map(|(x, value)| contrast.features_with(x, value))
-                .collect();
-            (Some(contrast), features)
+            let (contrast, set) = with_learned_contrast(set, slots, &fit, seed);
+            (Some(contrast), Some(set))
         }
-        None => (None, set.vectors.clone()),
+        None => (None, None),
     };
-    let set = &LabelledPairs {
-        vectors: features,
-        labels: set.labels.clone(),
-        documents: set.documents.clone(),
-    };
+    let set = with_contrast.as_ref().unwrap_or(set);
     // The vectors are sanitised upstream; this is the last guard (a NaN aborts linfa).
     let finite: Vec<Vec<f64>> = fit
         .iter()
@@ -274,6 +262,31 @@ pub fn train_on_parts(
     trained.heldout = confusion.metrics();
     trained.importance = permutation_importance(&trained, &rows(&eval));
     Ok(trained)
+}
+
+/// The contrast of the differing title words in `slots`, learned on the pairs `fit`,
+/// and the pairs as the estimator reads them: each with the contrast's value in the
+/// slots' place (out of fold for the pairs of `fit`).
+fn with_learned_contrast(
+    set: &LabelledPairs,
+    slots: Range<usize>,
+    fit: &[usize],
+    seed: u64,
+) -> (Contrast, LabelledPairs) {
+    let groups = groups_by_shared_document(&set.documents);
+    let (contrast, values) = contrast::learn(slots, &set.vectors, &set.labels, fit, &groups, seed);
+    let vectors = set
+        .vectors
+        .iter()
+        .zip(values)
+        .map(|(x, value)| contrast.features_with(x, value))
+        .collect();
+    let features = LabelledPairs {
+        vectors,
+        labels: set.labels.clone(),
+        documents: set.documents.clone(),
+    };
+    (contrast, features)
 }
 
 /// Held-out pairs permutation importance is measured on, at most: plenty for a
