@@ -267,9 +267,9 @@ impl RoundRobin {
     }
 }
 
-/// A cluster number for each candidate: k-means over the standardised signal
-/// vectors (their numbers) (seeded k-means++ start, a few rounds: it only has to spread the
-/// queue, not to find true groups).
+/// A cluster number for each candidate: k-means over the standardised numbers of
+/// the signal vectors (seeded k-means++ start, a few rounds: it only has to spread
+/// the queue, not to find true groups).
 fn clusters(candidates: &[Candidate], seed: u64) -> Vec<usize> {
     let n = candidates.len();
     let k = CLUSTERS.min(n);

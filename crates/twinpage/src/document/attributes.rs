@@ -44,6 +44,8 @@ pub struct Document {
     pub binary: bool,
     /// `<title>`, whitespace-normalised.
     pub title: String,
+    /// The title's words ([`text::word_set`]): compared by several tests, read once.
+    pub title_words: Vec<u32>,
     /// Text a reader sees (scripts, styles and hidden elements removed).
     pub visible_text: String,
     /// Core content: the visible text minus navigation, ads and other boilerplate.
@@ -224,6 +226,7 @@ impl Document {
             record,
             script_built,
             scripted,
+            title_words: text::word_set(&title),
             title,
             visible_words,
             core_words,

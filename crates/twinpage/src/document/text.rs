@@ -29,6 +29,14 @@ pub fn word_ids(text: &str) -> Vec<u32> {
     words(text).map(|w| word_id(&w)).collect()
 }
 
+/// The ids of the distinct words of a text, ascending: a set to compare.
+pub fn word_set(text: &str) -> Vec<u32> {
+    let mut ids = word_ids(text);
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
 /// Word ids of words already split.
 pub fn ids_of(words: &[String]) -> Vec<u32> {
     words.iter().map(|w| word_id(w)).collect()

@@ -221,6 +221,7 @@ impl Figures {
         });
         mistakes.truncate(MISTAKES);
         let curves = curves(&scored);
+        let feature_names = model.feature_names();
         Ok(Figures {
             model: model.id.clone(),
             estimator: model.estimator.kind().to_string(),
@@ -239,12 +240,8 @@ impl Figures {
             overall,
             mistakes,
             importance: model.importance.clone(),
-            splits: split_uses(model.estimator.as_ref(), &model.feature_names()),
-            tree: tree_levels(
-                model.estimator.as_ref(),
-                &model.feature_names(),
-                TREE_LEVELS,
-            ),
+            splits: split_uses(model.estimator.as_ref(), &feature_names),
+            tree: tree_levels(model.estimator.as_ref(), &feature_names, TREE_LEVELS),
         })
     }
 }

@@ -15,6 +15,7 @@
 //! to 0.682, Dirty Walmart-Amazon 0.825 to 0.851, the others and the web kinds
 //! left out one at a time no worse (lab/RESULTS.md).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -96,19 +97,6 @@ impl Contrast {
         out
     }
 
-    /// What the estimator reads of `x`.
-    pub fn features(&self, x: &[f64]) -> Vec<f64> {
-        self.features_with(x, self.value(x))
-    }
-
-    /// The names of what the estimator reads, from the vector's.
-    pub fn feature_names(&self, signals: &[String]) -> Vec<String> {
-        let mut out = signals[..self.slots.start].to_vec();
-        out.push(LEARNED.to_string());
-        out.extend_from_slice(&signals[self.slots.end..]);
-        out
-    }
-
     /// The parts agree with a vector of `signals` values (a model file can be
     /// edited by hand).
     pub fn validate(&self, signals: usize) -> Result<(), String> {
@@ -123,6 +111,26 @@ impl Contrast {
         }
         Ok(())
     }
+}
+
+/// What an estimator reads of `x`: `x` itself, or with a `contrast`, its value in
+/// the slots' place.
+pub fn features<'a>(contrast: Option<&Contrast>, x: &'a [f64]) -> Cow<'a, [f64]> {
+    match contrast {
+        Some(c) => c.features_with(x, c.value(x)).into(),
+        None => x.into(),
+    }
+}
+
+/// The names of what an estimator reads, from the vector's `signals`.
+pub fn feature_names(contrast: Option<&Contrast>, signals: &[String]) -> Vec<String> {
+    let Some(c) = contrast else {
+        return signals.to_vec();
+    };
+    let mut out = signals[..c.slots.start].to_vec();
+    out.push(LEARNED.to_string());
+    out.extend_from_slice(&signals[c.slots.end..]);
+    out
 }
 
 /// The contrast fitted on the rows `fit` of `vectors`, and the value each vector
@@ -174,7 +182,7 @@ fn common_words(pairs: &[Vec<u32>]) -> Vec<u32> {
 fn words_of(slots: &[f64]) -> Vec<u32> {
     slots
         .iter()
-        .filter(|&&v| v != MISSING && v >= 0.0)
+        .filter(|&&v| v >= 0.0) // MISSING is -1
         .map(|&v| v as u32)
         .collect()
 }
@@ -249,9 +257,12 @@ mod tests {
         assert!(upgrade < 0.1, "{upgrade}");
         assert!(shop > 0.8, "{shop}");
         assert_eq!(nothing, MISSING);
-        assert_eq!(contrast.features(&row(0.5, &[7])), vec![0.5, upgrade]);
         assert_eq!(
-            contrast.feature_names(&["a".into(), "w1".into(), "w2".into()]),
+            features(Some(&contrast), &row(0.5, &[7])).into_owned(),
+            vec![0.5, upgrade]
+        );
+        assert_eq!(
+            feature_names(Some(&contrast), &["a".into(), "w1".into(), "w2".into()]),
             vec!["a".to_string(), LEARNED.to_string()]
         );
     }

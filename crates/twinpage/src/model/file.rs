@@ -80,14 +80,10 @@ impl Model {
 
     /// The parts agree with each other (a model file can be edited by hand).
     fn validate(&self) -> Result<(), String> {
-        let features = match &self.contrast {
-            Some(contrast) => {
-                contrast.validate(self.signals.len())?;
-                self.signals.len() + 1 - contrast.slots.len()
-            }
-            None => self.signals.len(),
-        };
-        self.estimator.validate(features)?;
+        if let Some(contrast) = &self.contrast {
+            contrast.validate(self.signals.len())?;
+        }
+        self.estimator.validate(self.feature_names().len())?;
         self.calibration.validate(self.estimator.as_ref())?;
         DecisionPolicy::new(self.policy.precision_target()).map_err(|e| e.to_string())?;
         self.thresholds.validate()

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::calibration::Calibration;
-use super::contrast::Contrast;
+use super::contrast::{self, Contrast};
 use super::decision::{Decision, DecisionPolicy, Judgement, Thresholds};
 use super::estimator::{self, Estimator};
 use super::explanation::{ExplainedPath, ExplainedStep, Explanation, ScoreParts};
@@ -84,10 +84,7 @@ impl Model {
         trained: train::Trained,
         parent: Option<String>,
     ) -> Model {
-        let names = match &trained.contrast {
-            Some(contrast) => contrast.feature_names(&signals),
-            None => signals.clone(),
-        };
+        let names = contrast::feature_names(trained.contrast.as_ref(), &signals);
         let mut importance: Vec<SignalImportance> = names
             .iter()
             .zip(&trained.importance)
@@ -138,10 +135,7 @@ impl Model {
     /// What the estimator reads of a signal vector: the vector, its differing-word
     /// slots replaced by the learned contrast's value.
     pub fn features<'a>(&self, x: &'a [f64]) -> std::borrow::Cow<'a, [f64]> {
-        match &self.contrast {
-            Some(contrast) => contrast.features(x).into(),
-            None => x.into(),
-        }
+        contrast::features(self.contrast.as_ref(), x)
     }
 
     /// Where its vectors hold the differing title words, when it learned their
@@ -152,10 +146,7 @@ impl Model {
 
     /// The names of what the estimator reads, in its order.
     pub fn feature_names(&self) -> Vec<String> {
-        match &self.contrast {
-            Some(contrast) => contrast.feature_names(&self.signals),
-            None => self.signals.clone(),
-        }
+        contrast::feature_names(self.contrast.as_ref(), &self.signals)
     }
 
     /// What the model says of a signal vector: its calibrated confidence and the

@@ -106,10 +106,7 @@ pub struct Trained {
 impl Trained {
     /// The calibrated confidence of a signal vector, and the members' disagreement.
     pub fn judge(&self, x: &[f64]) -> Judgement {
-        match &self.contrast {
-            Some(contrast) => self.judge_features(&contrast.features(x)),
-            None => self.judge_features(x),
-        }
+        self.judge_features(&contrast::features(self.contrast.as_ref(), x))
     }
 
     /// [`Trained::judge`] of what the estimator reads.

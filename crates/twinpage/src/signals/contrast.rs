@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use crate::document::{text, Document};
+use crate::document::Document;
 
 use super::signal::MISSING;
 use super::{names, Layout};
@@ -39,13 +39,7 @@ pub fn values(a: &Document, b: &Document, records: bool) -> Vec<f64> {
     if !records {
         return vec![MISSING; WORDS];
     }
-    let words = |d: &Document| {
-        let mut ids = text::word_ids(&d.title);
-        ids.sort_unstable();
-        ids.dedup();
-        ids
-    };
-    let (wa, wb) = (words(a), words(b));
+    let (wa, wb) = (&a.title_words, &b.title_words);
     let mut differing: Vec<u32> = wa
         .iter()
         .filter(|w| wb.binary_search(w).is_err())
@@ -82,13 +76,8 @@ pub fn slots(names: &[String]) -> Option<std::ops::Range<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn titled(title: &str) -> Document {
-        Document {
-            title: title.to_string(),
-            ..Document::default()
-        }
-    }
+    use crate::document::text;
+    use crate::signals::testing::titled;
 
     #[test]
     fn the_slots_close_the_vector_of_each_layout() {

@@ -128,14 +128,8 @@ fn title_similarity(p: &BodyPair) -> f64 {
 }
 
 fn title_word_overlap(p: &BodyPair) -> f64 {
-    titles(p).map_or(MISSING, |(a, b)| {
-        let words = |t: &str| -> Vec<String> {
-            let mut w: Vec<String> = crate::document::text::words(t).collect();
-            w.sort_unstable();
-            w.dedup();
-            w
-        };
-        let (wa, wb) = (words(&a), words(&b));
+    titles(p).map_or(MISSING, |_| {
+        let (wa, wb) = (&p.a.title_words, &p.b.title_words);
         let shared = wa.iter().filter(|w| wb.binary_search(w).is_ok()).count();
         let shorter = wa.len().min(wb.len());
         if shorter == 0 {
@@ -237,17 +231,10 @@ fn image_count_ratio(p: &BodyPair) -> f64 {
 mod tests {
     use super::*;
     use crate::document::Document;
-    use crate::signals::testing::signal;
+    use crate::signals::testing::{signal, titled};
 
     fn run(a: &Document, b: &Document, ua: &str, ub: &str, name: &str) -> f64 {
         signal(SIGNALS, name, (a, b), (ua, ub))
-    }
-
-    fn titled(t: &str) -> Document {
-        Document {
-            title: t.into(),
-            ..Document::default()
-        }
     }
 
     #[test]

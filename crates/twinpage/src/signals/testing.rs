@@ -6,6 +6,15 @@ use crate::document::pairs::{Metadata, Side};
 use crate::document::url::UrlParts;
 use crate::document::{Document, Pair};
 
+/// A document with this title and nothing else.
+pub(crate) fn titled(title: &str) -> Document {
+    Document {
+        title: title.into(),
+        title_words: crate::document::text::word_set(title),
+        ..Document::default()
+    }
+}
+
 /// A pair of two documents with this metadata, at no URL.
 pub(crate) fn pair(a: Metadata, b: Metadata) -> Pair {
     let side = |metadata| Side {
