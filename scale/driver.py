@@ -251,7 +251,7 @@ def settle(sc, binary, out, docs, score_options):
     """Every document's place, as `dedupe` settles it: the pairs that join (the binary
     says which) make connected components, found by Spark; each partition of whole
     components goes to `twinpage settle place`, which places their documents or names
-    the pairs of a kept page and a member it needs judged first; those pairs are scored
+    the pairs of a center and a member it needs judged first; those pairs are scored
     (`verify-N.csv`, `verify-N.scored.csv` of the run, as on one machine) and the
     components still open placed again. The rows of `settle place`, by document."""
     parts = sc.defaultParallelism
@@ -286,7 +286,7 @@ def settle(sc, binary, out, docs, score_options):
         asked, scored = (os.path.join(out, f) for f in (f"verify-{round_}.csv", f"verify-{round_}.scored.csv"))
         if not os.path.isfile(scored):
             rows = sorted(needed.values().collect())
-            say(f"round {round_}: {len(rows)} pair(s) of a kept page and a member never judged")
+            say(f"round {round_}: {len(rows)} pair(s) of a center and a member never judged")
             with output(asked) as f:
                 write_rows(f, itertools.chain([["url_a", "url_b", "html_a", "html_b"]], rows))
             score_file(sc, binary, asked, scored, score_options)

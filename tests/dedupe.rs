@@ -321,3 +321,75 @@ fn a_page_built_by_its_archived_script_is_found_with_its_plain_copy() {
     let fetched_model = ["--no-render", "--model", "models/fetched-only.json"];
     assert!(!together(&run("fetched", &fetched_model)));
 }
+
+/// A page whose fetched text is a long list of teasers while its reader sees an
+/// article (written by a script, or the teasers hidden by a style sheet).
+fn teasers_over(article: &str, teasers: &str) -> (String, String) {
+    let fetched = format!(
+        "<!DOCTYPE html><html><head><title>Harbour News</title></head><body><ul>{}</ul>\
+         <script src=\"/app.js\"></script></body></html>",
+        teasers
+            .split(". ")
+            .map(|t| format!("<li>{t}</li>"))
+            .collect::<String>()
+    );
+    let text = format!("Harbour News {article}");
+    let rendered = serde_json::json!({
+        "synthetic_body": format!("<html><body><article><h1>Harbour News</h1><p>{article}</p></article></body></html>"),
+        "visible_text": text,
+        "image_count": 0, "image_area": 0.0, "text_area": 0.2,
+        "hidden_text_share": 0.0, "cut_off": false,
+    });
+    (fetched, rendered.to_string())
+}
+
+#[test]
+fn pages_of_a_docs_csv_are_fingerprinted_as_their_stored_renders_show_them() {
+    let article = "The harbour board voted on Tuesday to rebuild the north pier before winter, after \
+        divers found the oak piles under the fish market rotted through in two places. Work starts \
+        in September and the market moves to the car park for eleven weeks. Fishermen asked for \
+        the slipway to stay open at night; the board agreed to light it and post a warden. The cost, \
+        a little over two million, comes from the port reserve and a grant from the county.";
+    let teasers = [
+        "Lifeboat crew rescues two kayakers off the point. School choir wins the county cup for the \
+         third year. Bakery on Quay Street closes after sixty years of trade. Council delays the vote \
+         on parking charges until spring. Ferry timetable changes as the new boat arrives in March. \
+         Anglers report the best mackerel season in a decade. Museum opens a room on the herring trade",
+        "Storm damage closes the coast path near the lighthouse. Town band seeks a new conductor \
+         after thirty years. Farmers market moves to Saturdays through the winter months. New \
+         cycle lane planned along the old railway line. Library extends its opening hours on \
+         Thursdays. Rugby club celebrates promotion with a parade. Planning board approves the \
+         flats above the old cinema",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, teasers) in ["a", "b"].iter().zip(teasers) {
+        let (fetched, rendered) = teasers_over(article, teasers);
+        std::fs::write(d.join(format!("{name}.html")), fetched).unwrap();
+        std::fs::write(d.join(format!("{name}.render.json")), rendered).unwrap();
+    }
+    let candidates = |docs: &str, out: &str| -> String {
+        std::fs::write(d.join("docs.csv"), docs).unwrap();
+        let run = d.join(out);
+        twinpage()
+            .args(["dedupe", "--until", "candidates", "--out"])
+            .arg(&run)
+            .arg("--cache")
+            .arg(d.join("cache"))
+            .arg(d.join("docs.csv"))
+            .assert()
+            .success();
+        std::fs::read_to_string(run.join("candidates.csv")).unwrap()
+    };
+    // Their fetched texts share nothing: no candidate pair.
+    let fetched = candidates("url,html\nu:a,a.html\nu:b,b.html\n", "fetched");
+    assert_eq!(fetched.lines().count(), 1, "{fetched}");
+    // Their stored renders show one article: a candidate pair, with no browser run.
+    let stored = candidates(
+        "url,html,rendered\nu:a,a.html,a.render.json\nu:b,b.html,b.render.json\n",
+        "stored",
+    );
+    let rows: Vec<&str> = stored.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{stored}");
+    assert!(rows[0].starts_with("u:a,u:b,"), "{stored}");
+}

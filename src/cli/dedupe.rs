@@ -162,7 +162,7 @@ impl Stage {
 /// Says what a finished run found, writes its page, and names its files.
 pub fn say_done(run: &RunFolder, summary: &Summary) -> Result<()> {
     outln!(
-        "{} page(s): {} cluster(s) of copies, {} cop(ies) to drop ({} joined on an unsure pair); {} candidate pair(s), {} verified against the kept page",
+        "{} page(s): {} cluster(s) of copies, {} cop(ies) to drop ({} joined on an unsure pair); {} candidate pair(s), {} verified within their clusters",
         summary.documents, summary.clusters, summary.copies, summary.unsure, summary.candidate_pairs, summary.verified_pairs
     )?;
     let page = twinpage_report::run_page(run.dir())?;

@@ -2,8 +2,8 @@
 //! it over many machines (the Spark driver in `scale/`).
 //!
 //! On one machine `dedupe` places every document in one process: the pairs that
-//! join make components, and in each the page kept gathers the members judged
-//! its duplicates, after verification rounds that score the pairs it still
+//! join make components, and in each a center gathers the members judged its
+//! duplicates, after verification rounds that score the pairs it still
 //! needs. Components are independent, so a driver can find them with a
 //! distributed connected-components step and place each group of components
 //! where it lies; this command does the parts that are twinpage's rules:

@@ -68,10 +68,7 @@ fn facts(h: &mut String, summary: &serde_json::Value) -> Result<()> {
         ("copies to drop", number("copies")),
         ("of them joined on an unsure pair", number("unsure")),
         ("candidate pairs", number("candidate_pairs")),
-        (
-            "pairs verified against a kept page",
-            number("verified_pairs"),
-        ),
+        ("pairs verified within clusters", number("verified_pairs")),
         ("unreadable records", unreadable as u64),
     ] {
         writeln!(h, "<dt>{name}</dt><dd>{value}</dd>")?;
@@ -138,7 +135,7 @@ fn clusters(h: &mut String, rows: &[BTreeMap<String, String>]) -> Result<()> {
     largest.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
     writeln!(
         h,
-        "<h2>The largest clusters</h2>\n<p class=\"note\">Every member was judged a duplicate of the page kept (first).</p>"
+        "<h2>The largest clusters</h2>\n<p class=\"note\">Every member was judged a duplicate of the cluster's center; the page kept comes first.</p>"
     )?;
     for (id, group) in largest.iter().take(CLUSTERS_SHOWN) {
         writeln!(h, "<h3>{} ({} pages)</h3>", escape(id), group.len())?;

@@ -125,7 +125,8 @@ pub struct RenderedText {
     cache: RenderCache,
     render_missing: bool,
     /// Only documents whose fetched text is thin and that have scripts are
-    /// rendered (the others are fingerprinted as fetched).
+    /// rendered (the others are fingerprinted as fetched, or as the corpus stores
+    /// them rendered).
     thin_only: bool,
 }
 
@@ -153,8 +154,9 @@ impl RenderedText {
     }
 
     /// Renders (and caches) only the pages that look built by script: scripted,
-    /// their fetched text thin. The rest are fingerprinted as fetched, so a crawl
-    /// costs a browser only where the fetched body says nothing.
+    /// their fetched text thin. The rest are fingerprinted as the corpus stores
+    /// them rendered, else as fetched, so a crawl costs a browser only where the
+    /// fetched body says nothing.
     pub fn for_thin_pages(settings: RenderSettings) -> Result<RenderedText> {
         Ok(RenderedText {
             thin_only: true,
@@ -319,7 +321,8 @@ fn sketch_bodies(
 }
 
 /// [`sketch_bodies`] rendering only the thin, scripted pages: the fetched text of
-/// every page first, then renders for those it says too little of.
+/// every page first, then renders for those it says too little of (and the
+/// renders the corpus stores).
 fn sketch_thin_rendered(
     chunk: &[CorpusDoc],
     fetched: Vec<Result<DecodedBody>>,
@@ -345,7 +348,9 @@ fn sketch_thin_rendered(
             .is_some_and(|t| t.split_whitespace().count() < THIN_WORDS)
             && fetched[i].as_ref().is_ok_and(scripted)
     };
-    let renders = source.bodies(chunk, &fetched, &thin)?;
+    // A render the corpus stores costs no browser: what a reader saw is the better text.
+    let wanted = |i: usize| chunk[i].rendered.is_some() || thin(i);
+    let renders = source.bodies(chunk, &fetched, &wanted)?;
     Ok(fetched
         .into_par_iter()
         .zip(texts)

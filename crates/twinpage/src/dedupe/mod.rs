@@ -5,7 +5,7 @@
 //!   killed run goes on from its last finished stage;
 //! - `read.rs`: a crawl's pages written once (`pages/`, `docs.csv`);
 //! - `stages.rs`: read → candidates → scores → clusters, and the summary;
-//! - `clusters.rs`: clusters that do not chain (each member judged against the page kept);
+//! - `clusters.rs`: clusters that do not chain (each member judged against the cluster's center);
 //! - `keep.rs`: the rule that picks the page to keep.
 
 mod clusters;

@@ -45,10 +45,10 @@ pub struct Summary {
     pub clusters: usize,
     /// Documents in a cluster that are not the one kept.
     pub copies: usize,
-    /// Of them, joined on a pair left to review (p ≥ 0.5).
+    /// Of them, joined on a pair left to review (p ≥ 0.7).
     pub unsure: usize,
     pub candidate_pairs: usize,
-    /// Pairs scored to check members against the kept page.
+    /// Pairs scored to check members against their cluster's center.
     pub verified_pairs: usize,
     pub rounds: usize,
     /// Documents left alone because the rounds ran out.
@@ -141,7 +141,10 @@ pub fn dedupe(
     if until == Some(PAIRS) {
         return Ok(summary);
     }
-    let started = stage(4, "clustering, each member judged against the page kept");
+    let started = stage(
+        4,
+        "clustering, each member judged against the cluster's center",
+    );
     let members = members(&corpus, &paths)?;
     let mut judged = Judged::new();
     read_judged(&run.path(PAIRS), &mut judged)?;
@@ -253,7 +256,7 @@ fn settle(
         let (asked, scored) = (run.path(&asked), run.path(&scored));
         if !scored.is_file() {
             eprintln!(
-                "twinpage: dedupe: round {round}: {} pair(s) of a kept page and a member never judged",
+                "twinpage: dedupe: round {round}: {} pair(s) of a center and a member never judged",
                 plan.needed.len()
             );
             write_atomically(&asked, |w| write_needed(w, members, &plan.needed))?;
@@ -276,7 +279,7 @@ pub fn verify_files(round: usize) -> (String, String) {
 pub const UNSETTLED: &str = "unsettled";
 
 /// Every document's place that the judgements so far settle, and the pairs of a
-/// kept page and a member to judge before the rest can be placed. In the round
+/// center and a member to judge before the rest can be placed. In the round
 /// after the last, those still unplaced stay alone (`unsettled`).
 pub fn place(members: &[Member], judged: &Judged, round: usize) -> Plan {
     let mut plan = plan(members, judged);
