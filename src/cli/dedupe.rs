@@ -20,7 +20,8 @@ use twinpage_review::{intake, ReviewStore};
 /// crawl (WARC, gzipped or not; WACZ; JSONL of {"url", "html"}; or one docs.csv or
 /// folder), finds candidate pairs, scores them as `score` does, and clusters them so
 /// that every member of a cluster was judged a duplicate of its center (the member
-/// judged a duplicate of most others) and apart from none of the others. Writes
+/// judged a duplicate of most others) and, up to 64 distinct pages, apart from none
+/// of the others. Writes
 /// DIR/clusters.csv (one row per page), DIR/pairs.csv (the scored candidates),
 /// DIR/summary.json, DIR/report.html (the run's page); killed and run again with the
 /// same command, it goes on from its last finished stage.
