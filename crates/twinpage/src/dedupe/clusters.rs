@@ -6,7 +6,7 @@
 //! in a cluster because it was judged a duplicate **of the cluster's center**, and
 //! judged apart from none of its members:
 //!
-//! 1. the pairs judged duplicate (or left to review at p ≥ 0.7: joined, marked
+//! 1. the pairs judged duplicate (or left to review at p ≥ 0.8: joined, marked
 //!    unsure) make components, as union-find does;
 //! 2. in each component the center is chosen: in a component of up to
 //!    [`MEMBERS_CHECKED_UP_TO`] distinct bodies (its pairs all judged first, in one
@@ -40,12 +40,13 @@ use twinpage_util::hash::fnv1a;
 use twinpage_util::UnionFind;
 
 /// A pair left to review joins the cluster (marked unsure) from this p_duplicate.
-/// Not 0.5: a wrong join merges two groups of copies, a missed one leaves a copy
-/// alone. On the 2,000-page benchmark crawl, remixes of one template (different
-/// articles, 80 % of their text shared) score 0.53–0.80: they joined 32 pairs of
-/// different groups at 0.5, 10 at 0.7, none at 0.85, where 3 planted pairs of 566
-/// were lost (re-fetched duplicates the trees are unsure of score about 0.8).
-pub const UNSURE_JOINS_FROM: f64 = 0.7;
+/// Not 0.5: a wrong join merges two groups of copies, and each verification round
+/// it brings grows the component. Remixes of one template (different articles,
+/// 80 % of their text shared) score 0.53–0.80 with the shipped models: on the
+/// 10,000-page benchmark crawl they joined 663 pairs of different groups at 0.5
+/// and 375 at 0.7 (10 verification rounds, 32 pages unsettled), none at 0.8, where
+/// the planted pairs in one cluster were 0.991, 0.987 and 0.990.
+pub const UNSURE_JOINS_FROM: f64 = 0.8;
 
 /// Two members of a cluster judged below this p_duplicate are held apart (a date
 /// line changed scores about 0.49; two halves of one article 0.06–0.21).
@@ -107,7 +108,7 @@ pub struct Placed {
     pub cluster: String,
     pub keep: bool,
     /// `kept`, `duplicate` (judged so against the center; the center, against the
-    /// kept page), `unsure` (left to review at p ≥ 0.7), `identical` (the same
+    /// kept page), `unsure` (left to review at p ≥ 0.8), `identical` (the same
     /// bytes), or `alone`.
     pub joined: String,
     /// For the kept document, the keep rule that chose it over the runner-up.
@@ -558,8 +559,8 @@ mod tests {
     fn an_unsure_pair_joins_from_its_bar_and_says_so() {
         let members = [member("a", "1"), member("b", "2"), member("c", "3")];
         let mut judged = Judged::new();
-        says(&mut judged, "a", "b", Decision::Review, 0.8);
-        says(&mut judged, "a", "c", Decision::Review, 0.6);
+        says(&mut judged, "a", "b", Decision::Review, 0.85);
+        says(&mut judged, "a", "c", Decision::Review, 0.7);
         let placed = placed(&members, &judged);
         assert_eq!(
             (

@@ -45,7 +45,7 @@ pub struct Summary {
     pub clusters: usize,
     /// Documents in a cluster that are not the one kept.
     pub copies: usize,
-    /// Of them, joined on a pair left to review (p ≥ 0.7).
+    /// Of them, joined on a pair left to review (p ≥ 0.8).
     pub unsure: usize,
     pub candidate_pairs: usize,
     /// Pairs scored to check members against their cluster's center.
