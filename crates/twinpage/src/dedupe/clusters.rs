@@ -72,13 +72,18 @@ impl Judgement {
         }
     }
 
+    /// Whether the pair was decided duplicate (not left to review).
+    fn sure(self) -> bool {
+        self.decision == Decision::Duplicate
+    }
+
     /// Whether the pair keeps two members of a cluster apart: not decided
     /// duplicate, and p below [`APART_BELOW`]. A fixed p, not the model's distinct
     /// threshold: a model's threshold moves as it is retrained (0.21, then 0.29),
     /// and two copies of one page that a borderline call parts would each be
     /// turned out of the cluster their copies agree on.
     fn apart(self) -> bool {
-        self.decision != Decision::Duplicate && self.p_duplicate < APART_BELOW
+        !self.sure() && self.p_duplicate < APART_BELOW
     }
 }
 
@@ -151,7 +156,8 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
     for component in components(members, judged) {
         // A small component is judged whole in one round rather than a cluster at a time.
         let bodies = one_per_body(&component, members);
-        if bodies.len() <= MEMBERS_CHECKED_UP_TO {
+        let whole = bodies.len() <= MEMBERS_CHECKED_UP_TO;
+        if whole {
             let unjudged = unjudged_pairs(&bodies, &judgement);
             if !unjudged.is_empty() {
                 plan.needed.extend(unjudged);
@@ -171,7 +177,6 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
             .enumerate()
             .map(|(rank, &m)| (m, rank))
             .collect();
-        let whole = bodies.len() <= MEMBERS_CHECKED_UP_TO;
         while !left.is_empty() {
             let center = if whole {
                 most_joined(&left, members, &judgement)
@@ -257,8 +262,7 @@ fn most_joined(
     for &m in left {
         *copies.entry(members[m].html.as_str()).or_default() += 1;
     }
-    let sure =
-        |a: usize, b: usize| judgement(a, b).is_some_and(|j| j.decision == Decision::Duplicate);
+    let sure = |a: usize, b: usize| judgement(a, b).is_some_and(Judgement::sure);
     let joined = |b: usize| -> usize {
         let own = copies[members[b].html.as_str()];
         let own = if sure(b, b) { own - 1 } else { 0 };
@@ -316,8 +320,7 @@ fn gather(
         return Gathered::Needs(missing);
     }
     let (sure, unsure, mut rest) = split_by_judgement(others, |m| judgement(center, m));
-    let sure_of =
-        |a: usize, b: usize| judgement(a, b).is_some_and(|j| j.decision == Decision::Duplicate);
+    let sure_of = |a: usize, b: usize| judgement(a, b).is_some_and(Judgement::sure);
     let (claimed, unsure): (Vec<usize>, Vec<usize>) = unsure
         .into_iter()
         .partition(|&m| rest.iter().any(|&r| sure_of(m, r)));
@@ -349,8 +352,7 @@ fn drop_members_at_odds(
     rank_of: &HashMap<usize, usize>,
 ) {
     let apart = |a: usize, b: usize| judgement(a, b).is_some_and(Judgement::apart);
-    let sure =
-        |a: usize, b: usize| judgement(a, b).is_some_and(|j| j.decision == Decision::Duplicate);
+    let sure = |a: usize, b: usize| judgement(a, b).is_some_and(Judgement::sure);
     loop {
         let conflicts = |m: usize| joining.iter().filter(|&&o| o != m && apart(m, o)).count();
         let bonds = |m: usize| {
@@ -401,7 +403,7 @@ fn split_by_judgement(
     let (mut sure, mut unsure, mut rest) = (Vec::new(), Vec::new(), Vec::new());
     for &m in others {
         match judgement(m) {
-            Some(j) if j.joins() && j.decision == Decision::Duplicate => sure.push(m),
+            Some(j) if j.sure() => sure.push(m),
             Some(j) if j.joins() => unsure.push(m),
             _ => rest.push(m),
         }
