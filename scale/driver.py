@@ -286,9 +286,10 @@ def settle(sc, binary, out, docs, score_options):
         asked, scored = (os.path.join(out, f) for f in (f"verify-{round_}.csv", f"verify-{round_}.scored.csv"))
         if not os.path.isfile(scored):
             rows = sorted(needed.values().collect())
-            say(f"round {round_}: {len(rows)} pair(s) of a center and a member never judged")
+            say(f"round {round_}: {len(rows)} pair(s) to judge: of a center and a member never judged, "
+                "or held apart by their fetched bodies alone (judged again on their rendered bodies)")
             with output(asked) as f:
-                write_rows(f, itertools.chain([["url_a", "url_b", "html_a", "html_b"]], rows))
+                write_rows(f, itertools.chain([["url_a", "url_b", "html_a", "html_b", "stage"]], rows))
             score_file(sc, binary, asked, scored, score_options)
         judged.append(judged_rows(sc, scored, round_))
         open_groups = grouped.join(pending).mapValues(lambda v: v[0])

@@ -1317,6 +1317,50 @@ fn a_failed_render_is_remembered_and_a_warm_run_starts_no_browser() {
 }
 
 #[test]
+fn a_pair_file_asks_for_the_rendered_stage_by_its_stage_column() {
+    // The unrelated pair is plain enough for the fetched-only model; asked for its
+    // rendered stage (as `dedupe` asks of pairs held apart by fetched bodies alone),
+    // it is rendered and decided on its rendered bodies.
+    let (dir, pairs) = fixture("");
+    let d = dir.path();
+    let with_stage: String = fs::read_to_string(&pairs)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, line)| match i {
+            0 => format!("{line},stage\n"),
+            3 => format!("{line},rendered\n"),
+            _ => format!("{line},\n"),
+        })
+        .collect();
+    let staged = d.join("staged.csv");
+    fs::write(&staged, with_stage).unwrap();
+    let cache = d.join("cache");
+    let decided_by = |pairs: &Path, name: &str| -> Vec<String> {
+        let out = d.join(name);
+        let extra = [
+            "--render",
+            "auto",
+            "--tabs",
+            "2",
+            "--cache",
+            cache.to_str().unwrap(),
+        ];
+        score(pairs, &out, &extra).assert().success();
+        let (headers, rows) = read_csv(&out);
+        let by = headers.iter().position(|h| h == "decided_by").unwrap();
+        rows.iter().map(|r| r[by].clone()).collect()
+    };
+    assert_eq!(decided_by(&pairs, "plain.csv")[2], "fetched");
+    let staged_by = decided_by(&staged, "staged-out.csv");
+    assert_eq!(staged_by[2], "rendered");
+    assert_eq!(
+        staged_by[0], "screen:identical-bodies",
+        "screening still comes first"
+    );
+}
+
+#[test]
 fn render_auto_renders_only_what_the_fetched_model_leaves_open() {
     let (dir, pairs) = fixture(
         "4,https://news.example.com/bridge,https://app.example.com/#/bridge,a.html,app.html,app\n",

@@ -21,7 +21,8 @@ use twinpage_review::{intake, ReviewStore};
 /// folder), finds candidate pairs, scores them as `score` does, and clusters them so
 /// that every member of a cluster was judged a duplicate of its center (the member
 /// judged a duplicate of most others) and, up to 64 distinct pages, apart from none
-/// of the others. Writes
+/// of the others (two held apart by their fetched bodies alone are judged again on
+/// their rendered bodies). Writes
 /// DIR/clusters.csv (one row per page), DIR/pairs.csv (the scored candidates),
 /// DIR/summary.json, DIR/report.html (the run's page); killed and run again with the
 /// same command, it goes on from its last finished stage.

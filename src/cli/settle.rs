@@ -139,7 +139,7 @@ pub fn run(args: Args) -> Result<()> {
             let judged = read_all(&judged)?;
             let plan = dedupe::place(&members, &judged, round as usize);
             super::output::write_output(&needed.display().to_string(), |w| {
-                dedupe::write_needed(w, &members, &plan.needed)
+                dedupe::write_needed(w, &members, &plan)
             })?;
             super::output::write_output(&out.display().to_string(), |w| {
                 let mut csv = csv::Writer::from_writer(w);

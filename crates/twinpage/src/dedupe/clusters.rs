@@ -36,6 +36,7 @@ use super::keep::{self, Facts};
 use crate::document::rows::RowReader;
 use crate::document::wall::WALL_PREFIX;
 use crate::model::Decision;
+use crate::pipeline::cascade::DECIDED_FETCHED;
 use twinpage_util::hash::fnv1a;
 use twinpage_util::UnionFind;
 
@@ -59,6 +60,9 @@ pub struct Judgement {
     pub p_duplicate: f64,
     /// Sent to review because both sides show a wall (`decided_by` `wall:…`).
     pub walled: bool,
+    /// Decided by the cascade's fetched-only stage (`decided_by` `fetched`),
+    /// without the rendered bodies.
+    pub fetched_only: bool,
 }
 
 impl Judgement {
@@ -127,6 +131,16 @@ pub struct Plan {
     pub placed: Vec<Option<Placed>>,
     /// Document pairs (center, member) not judged yet.
     pub needed: Vec<(usize, usize)>,
+    /// Document pairs the fetched-only stage held apart that are to be judged
+    /// again on their rendered bodies (see [`contested_pairs`]).
+    pub rejudge: Vec<(usize, usize)>,
+}
+
+impl Plan {
+    /// Whether every document is placed, no pair left to judge.
+    pub fn settled(&self) -> bool {
+        self.needed.is_empty() && self.rejudge.is_empty()
+    }
 }
 
 /// A cluster's id: from the URL of the page it keeps, so it does not depend on the
@@ -146,12 +160,14 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
             decision: Decision::Duplicate,
             p_duplicate: 1.0,
             walled: false,
+            fetched_only: false,
         };
         scored.or((members[i].html == members[j].html).then_some(identical))
     };
     let mut plan = Plan {
         placed: vec![None; members.len()],
         needed: Vec::new(),
+        rejudge: Vec::new(),
     };
     for component in components(members, judged) {
         // A small component is judged whole in one round rather than a cluster at a time.
@@ -161,6 +177,11 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
             let unjudged = unjudged_pairs(&bodies, &judgement);
             if !unjudged.is_empty() {
                 plan.needed.extend(unjudged);
+                continue;
+            }
+            let contested = contested_pairs(&bodies, &judgement);
+            if !contested.is_empty() {
+                plan.rejudge.extend(contested);
                 continue;
             }
         }
@@ -386,12 +407,38 @@ fn unjudged_pairs(
     documents: &[usize],
     judgement: &dyn Fn(usize, usize) -> Option<Judgement>,
 ) -> Vec<(usize, usize)> {
+    pairs_where(documents, |a, b| judgement(a, b).is_none())
+}
+
+/// The pairs of `documents` (each once, in order) that `wanted` picks.
+fn pairs_where(documents: &[usize], wanted: impl Fn(usize, usize) -> bool) -> Vec<(usize, usize)> {
     documents
         .iter()
         .enumerate()
         .flat_map(|(i, &a)| documents[i + 1..].iter().map(move |&b| (a, b)))
-        .filter(|&(a, b)| judgement(a, b).is_none())
+        .filter(|&(a, b)| wanted(a, b))
         .collect()
+}
+
+/// The pairs of `documents` that only the fetched-only stage holds apart while
+/// both are sure duplicates of a third document: the fetched bodies of a
+/// client-rendered page and of its server-rendered copy differ where their
+/// rendered bodies agree, and one such call would turn a copy out of the cluster
+/// its copies agree on. Judged again on their rendered bodies, they stay apart
+/// only if the rendered bodies say so too.
+fn contested_pairs(
+    documents: &[usize],
+    judgement: &dyn Fn(usize, usize) -> Option<Judgement>,
+) -> Vec<(usize, usize)> {
+    let sure = |a: usize, b: usize| judgement(a, b).is_some_and(Judgement::sure);
+    let held_apart_unrendered =
+        |a: usize, b: usize| judgement(a, b).is_some_and(|j| j.apart() && j.fetched_only);
+    pairs_where(documents, |a, b| {
+        held_apart_unrendered(a, b)
+            && documents
+                .iter()
+                .any(|&k| k != a && k != b && sure(a, k) && sure(b, k))
+    })
 }
 
 /// The members judged duplicate of the center, those joining it unsure, and the
@@ -468,6 +515,7 @@ pub fn read_judged(path: &Path, judged: &mut Judged) -> Result<()> {
                 decision,
                 p_duplicate,
                 walled: field(by).starts_with(WALL_PREFIX),
+                fetched_only: field(by) == DECIDED_FETCHED,
             },
         );
     }
@@ -510,6 +558,7 @@ mod tests {
                 decision,
                 p_duplicate: p,
                 walled: false,
+                fetched_only: false,
             },
         );
     }
@@ -548,6 +597,7 @@ mod tests {
                 decision: Decision::Review,
                 p_duplicate: 0.9,
                 walled: true,
+                fetched_only: false,
             },
         );
         let placed = plan(&members, &judged).placed;
@@ -628,15 +678,20 @@ mod tests {
         assert_eq!((placed[0].joined.as_str(), placed[1].keep), ("alone", true));
     }
 
-    #[test]
-    fn a_borderline_distinct_call_does_not_part_two_copies() {
-        // c and d are called distinct at the model's threshold, yet both are sure
-        // duplicates of a and b.
-        let members = abcd();
+    /// a, b, c, d, each pair but c and d judged sure duplicates.
+    fn c_and_d_copies_of_a_and_b() -> ([Member; 4], Judged) {
         let mut judged = Judged::new();
         for (x, y) in [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d")] {
             says(&mut judged, x, y, Decision::Duplicate, 0.99);
         }
+        (abcd(), judged)
+    }
+
+    #[test]
+    fn a_borderline_distinct_call_does_not_part_two_copies() {
+        // c and d are called distinct at the model's threshold, yet both are sure
+        // duplicates of a and b.
+        let (members, mut judged) = c_and_d_copies_of_a_and_b();
         says(&mut judged, "c", "d", Decision::Distinct, 0.28);
         let borderline = placed(&members, &judged);
         assert!(borderline
@@ -644,6 +699,38 @@ mod tests {
             .all(|p| p.cluster == borderline[0].cluster));
         says(&mut judged, "c", "d", Decision::Distinct, 0.2);
         let apart = placed(&members, &judged);
+        assert_ne!(apart[2].cluster, apart[3].cluster);
+    }
+
+    #[test]
+    fn copies_held_apart_by_their_fetched_bodies_alone_are_judged_again_on_render() {
+        // a, b, c agree on render; the fetched-only stage held c and d apart (d, a
+        // client-rendered copy whose fetched body is an app shell), while d is a
+        // sure duplicate of a on render.
+        let (members, mut judged) = c_and_d_copies_of_a_and_b();
+        let fetched_only = Judgement {
+            decision: Decision::Distinct,
+            p_duplicate: 0.05,
+            walled: false,
+            fetched_only: true,
+        };
+        judged.insert(key("c.html", "d.html"), fetched_only);
+        let first = plan(&members, &judged);
+        assert!(first.needed.is_empty());
+        assert_eq!(first.rejudge, [(2, 3)]);
+        assert!(
+            first.placed.iter().all(Option::is_none),
+            "nothing placed yet"
+        );
+        // Judged on render: copies, all four in one cluster.
+        says(&mut judged, "c", "d", Decision::Duplicate, 0.97);
+        let copies = placed(&members, &judged);
+        assert!(copies.iter().all(|p| p.cluster == copies[0].cluster));
+        // Judged apart on render too: they part, and nothing is asked again.
+        says(&mut judged, "c", "d", Decision::Distinct, 0.05);
+        let second = plan(&members, &judged);
+        assert!(second.settled());
+        let apart: Vec<Placed> = second.placed.into_iter().map(Option::unwrap).collect();
         assert_ne!(apart[2].cluster, apart[3].cluster);
     }
 }

@@ -17,6 +17,7 @@ use super::run::RunFolder;
 use crate::candidates::corpus::{write_pairs, Corpus, OutputPaths};
 use crate::candidates::sketch::{sketch_corpus, RenderedText, TextChoice};
 use crate::candidates::Method;
+use crate::document::pairs::{RENDERED_STAGE, STAGE};
 use twinpage_render::{RenderSettings, Replays};
 use twinpage_util::write_atomically;
 
@@ -245,21 +246,23 @@ fn settle(
     let mut round = 1;
     loop {
         let plan = place(members, judged, round);
-        if plan.needed.is_empty() {
+        if plan.settled() {
             let placed: Vec<Placed> = plan.placed.into_iter().flatten().collect();
             summary.unsettled = unsettled(&placed);
             return Ok(placed);
         }
         summary.rounds = round;
-        summary.verified_pairs += plan.needed.len();
+        summary.verified_pairs += plan.needed.len() + plan.rejudge.len();
         let (asked, scored) = verify_files(round);
         let (asked, scored) = (run.path(&asked), run.path(&scored));
         if !scored.is_file() {
             eprintln!(
-                "twinpage: dedupe: round {round}: {} pair(s) of a center and a member never judged",
-                plan.needed.len()
+                "twinpage: dedupe: round {round}: {} pair(s) of a center and a member never judged, \
+                 {} held apart by their fetched bodies alone to judge on their rendered bodies",
+                plan.needed.len(),
+                plan.rejudge.len()
             );
-            write_atomically(&asked, |w| write_needed(w, members, &plan.needed))?;
+            write_atomically(&asked, |w| write_needed(w, members, &plan))?;
             summary.invocation.rendered_documents += score(&asked, &scored)?;
         }
         read_judged(&scored, judged)?;
@@ -285,6 +288,7 @@ pub fn place(members: &[Member], judged: &Judged, round: usize) -> Plan {
     let mut plan = plan(members, judged);
     if round > MAX_ROUNDS {
         plan.needed.clear();
+        plan.rejudge.clear();
         for (placed, member) in plan.placed.iter_mut().zip(members) {
             placed.get_or_insert_with(|| Placed {
                 cluster: cluster_id(member),
@@ -301,17 +305,16 @@ fn unsettled(placed: &[Placed]) -> usize {
     placed.iter().filter(|p| p.joined == UNSETTLED).count()
 }
 
-/// The pairs a plan needs judged, as a pair file.
-pub fn write_needed(
-    w: &mut dyn Write,
-    members: &[Member],
-    needed: &[(usize, usize)],
-) -> Result<()> {
+/// The pairs a plan needs judged, as a pair file: those to judge again on their
+/// rendered bodies say so in the column `stage`.
+pub fn write_needed(w: &mut dyn Write, members: &[Member], plan: &Plan) -> Result<()> {
     let mut csv = csv::Writer::from_writer(w);
-    csv.write_record(["url_a", "url_b", "html_a", "html_b"])?;
-    for &(kept, member) in needed {
+    csv.write_record(["url_a", "url_b", "html_a", "html_b", STAGE])?;
+    let asked = plan.needed.iter().map(|&pair| (pair, ""));
+    let again = plan.rejudge.iter().map(|&pair| (pair, RENDERED_STAGE));
+    for ((kept, member), stage) in asked.chain(again) {
         let (a, b) = (&members[kept], &members[member]);
-        csv.write_record([&a.facts.url, &b.facts.url, &a.html, &b.html])?;
+        csv.write_record([&a.facts.url, &b.facts.url, &a.html, &b.html, stage])?;
     }
     Ok(csv.flush()?)
 }

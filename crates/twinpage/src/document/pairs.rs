@@ -1,7 +1,7 @@
 //! The pair file: the contract every command reads.
 //!
 //! A CSV with a header row. Required columns `url_a,url_b,html_a,html_b`; optional
-//! `rendered_a,rendered_b`, `query`, `label`, and per-document metadata
+//! `rendered_a,rendered_b`, `query`, `label`, `stage`, and per-document metadata
 //! `clicks_a,clicks_b,inlinks_a,inlinks_b,spam_a,spam_b`. Every other column is
 //! kept as it is and written back to outputs. Document paths are relative to the
 //! CSV's folder unless absolute.
@@ -27,6 +27,10 @@ pub const DOCUMENT_COLUMNS: [&str; 6] = [
     "rendered_a",
     "rendered_b",
 ];
+
+/// The column by which a pair file asks for a pair's rendered stage, and its value.
+pub const STAGE: &str = "stage";
+pub const RENDERED_STAGE: &str = "rendered";
 
 /// Per-document metadata a pair file may carry (clicks, inbound links, a spam flag).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -55,6 +59,9 @@ pub struct Pair {
     pub b: Side,
     pub query: Option<String>,
     pub label: Option<bool>,
+    /// The row asks for its rendered bodies to decide it (column `stage`, value
+    /// `rendered`): the cascade keeps no fetched-only decision of it.
+    pub rendered_stage: bool,
     /// The row's fields as read, in header order (passed through to outputs).
     pub fields: Vec<String>,
 }
@@ -84,6 +91,7 @@ struct Columns {
     rendered_b: Option<usize>,
     query: Option<usize>,
     label: Option<usize>,
+    stage: Option<usize>,
     metadata_a: [Option<usize>; 3],
     metadata_b: [Option<usize>; 3],
 }
@@ -102,6 +110,7 @@ impl Columns {
             rendered_b: find("rendered_b"),
             query: find("query"),
             label: find("label"),
+            stage: find(STAGE),
             metadata_a: [find("clicks_a"), find("inlinks_a"), find("spam_a")],
             metadata_b: [find("clicks_b"), find("inlinks_b"), find("spam_b")],
         })
@@ -333,6 +342,9 @@ fn read_pair(
         Some(c) => parse_label(&fields[c]).map_err(|e| anyhow::anyhow!(at(c, &e)))?,
         None => None,
     };
+    let rendered_stage = columns
+        .stage
+        .is_some_and(|c| fields[c].trim() == RENDERED_STAGE);
     let query = columns
         .query
         .map(|c| fields[c].trim().to_string())
@@ -354,6 +366,7 @@ fn read_pair(
         },
         query,
         label,
+        rendered_stage,
         fields,
     })
 }

@@ -5,8 +5,9 @@
 //! decides at its precision target, with no side that looks built by script
 //! ([`crate::document::Document::script_built`]) and not two bodies that show the
 //! same text from different scripts, keeps that decision, a duplicate only when the
-//! two fetched texts share content ([`rendered_stage_decides`]). The documents of
-//! the other pairs are rendered, and the fetched-and-rendered model decides those.
+//! two fetched texts share content ([`rendered_stage_decides`]), unless the pair
+//! file asks for the rendered stage (column `stage`). The documents of the other
+//! pairs are rendered, and the fetched-and-rendered model decides those.
 
 use anyhow::{ensure, Result};
 
@@ -104,6 +105,9 @@ fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
     // rendered bodies may show what the walls hide.
     if outcome.decided_by != DECIDED_MODEL && !outcome.decided_by.starts_with(WALL_PREFIX) {
         return false;
+    }
+    if pair.rendered_stage {
+        return true;
     }
     batch
         .documents

@@ -30,6 +30,7 @@ pub(crate) fn pair(a: Metadata, b: Metadata) -> Pair {
         b: side(b),
         query: None,
         label: None,
+        rendered_stage: false,
         fields: vec![],
     }
 }
