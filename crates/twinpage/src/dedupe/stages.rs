@@ -49,7 +49,8 @@ pub struct Summary {
     /// Of them, joined on a pair left to review (p ≥ 0.8).
     pub unsure: usize,
     pub candidate_pairs: usize,
-    /// Pairs scored to check members against their cluster's center.
+    /// Pairs scored to check members against their cluster's center, and pairs held
+    /// apart by their fetched bodies alone judged again on their rendered bodies.
     pub verified_pairs: usize,
     pub rounds: usize,
     /// Documents left alone because the rounds ran out.

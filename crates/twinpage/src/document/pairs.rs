@@ -28,8 +28,9 @@ pub const DOCUMENT_COLUMNS: [&str; 6] = [
     "rendered_b",
 ];
 
-/// The column by which a pair file asks for a pair's rendered stage, and its value.
+/// The column by which a pair file asks the cascade for a stage.
 pub const STAGE: &str = "stage";
+/// The value of [`STAGE`] that asks for the rendered stage.
 pub const RENDERED_STAGE: &str = "rendered";
 
 /// Per-document metadata a pair file may carry (clicks, inbound links, a spam flag).
