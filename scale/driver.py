@@ -30,7 +30,11 @@ from pyspark import SparkConf, SparkContext
 
 DECISION_COLUMNS = ["p_duplicate", "p_spread", "confidence", "decision", "decided_by"]
 # What `twinpage sketch` writes before the docs table's other columns.
-SKETCH_COLUMNS = ["url", "html", "rendered", "domain", "status", "words", "bands", "minhashes", "error"]
+SKETCH_COLUMNS = ["url", "html", "rendered", "domain", "status", "words", "bands", "minhashes",
+                  "visible_bands", "visible_minhashes", "error"]
+# The texts a sketch may band, by the prefix of their columns: core content (or the one
+# text chosen), then the whole visible text (with --text both).
+TEXT_PREFIXES = ["", "visible_"]
 # What `twinpage settle place` reads of a judged pair, and writes per document.
 JUDGED_COLUMNS = ["html_a", "html_b", "p_duplicate", "decision", "decided_by"]
 PLACE_COLUMNS = ["cluster", "keep", "joined", "why", "url", "source", "html"]
@@ -78,7 +82,7 @@ def parse_args():
     p.add_argument("--method", default="lsh", choices=["simhash", "minhash", "combined", "pugh", "lsh"])
     p.add_argument("--sites", default="all", choices=["all", "same", "cross"])
     p.add_argument("--skip-bad", action="store_true")
-    p.add_argument("--text", choices=["core", "visible"])
+    p.add_argument("--text", choices=["core", "visible", "both"])
     p.add_argument("--threshold")
     p.add_argument("--lsh-hashes")
     p.add_argument("--lsh-shingle-words")
@@ -186,8 +190,10 @@ def dedupe(sc, args, binary, docs, plan):
     seconds = {}
     if not os.path.isfile(candidates_csv):
         started = time.monotonic()
-        # dedupe's candidates: the default banding, core text, pages built by script rendered.
-        sketch_options = rendering if args.no_render else ["--render-thin", *rendering]
+        # dedupe's candidates: the default banding, core and visible text, pages built by
+        # script rendered.
+        sketch_options = ["--text", "both", *rendering] if args.no_render else \
+            ["--text", "both", "--render-thin", *rendering]
         head, pairs = candidates(sc, True, binary, docs, candidates_csv, plan, sketch_options, [],
                                  quiet=True)
         with output(candidates_csv) as f:
@@ -375,10 +381,31 @@ def candidates(sc, skip_bad, binary, docs, out, plan, sketch_options, verify_opt
     say(f"{sketches.count()} documents sketched")
 
     ok = sketches.filter(lambda s: s[1]["status"] == "ok")
+    # A pair both texts find keeps the evidence of the first (as `candidates` keeps it).
+    verified = None
+    for prefix in TEXT_PREFIXES:
+        found = verified_pairs(ok, prefix, binary, verify_options)
+        verified = found if verified is None else verified.union(found.subtractByKey(verified))
+        verified = verified.persist()
+
+    rendered = not ok.filter(lambda s: s[1]["side"][2]).isEmpty()
+    extra = [h for i, h in enumerate(header) if i not in document_columns(header)]
+    head = ["url_a", "url_b", "html_a", "html_b"] + (["rendered_a", "rendered_b"] if rendered else [])
+    head += ["method", *plan["evidence"], *(f"{h}{s}" for h in extra for s in ("_a", "_b"))]
+    pairs = verified.map(lambda p: (p[0], pair_row(*p[1], rendered))).persist()
+    # Persisted and counted here so that writing (one partition at a time) computes nothing.
+    pairs = pairs.sortByKey(numPartitions=parts).values().persist()
+    pairs.count()
+    return head, pairs
+
+
+def verified_pairs(ok, prefix, binary, verify_options):
+    """The pairs of documents sharing a band key of one text (its columns named with
+    `prefix`) that its min-values verify: (pair, (side a, side b, evidence))."""
     # Document number -> (min-values, registered domain, pair-file side), for documents with bands.
-    usable = ok.filter(lambda s: s[1]["bands"]).mapValues(
-        lambda d: (d["minhashes"], d["domain"], d["side"])).persist()
-    looked_at = (ok.flatMap(lambda s: (((band, key), s[0]) for band, key in enumerate(s[1]["bands"])))
+    usable = ok.filter(lambda s: s[1][prefix + "bands"]).mapValues(
+        lambda d: (d[prefix + "minhashes"], d["domain"], d["side"]))
+    looked_at = (ok.flatMap(lambda s: (((band, key), s[0]) for band, key in enumerate(s[1][prefix + "bands"])))
                  .groupByKey()
                  .flatMap(lambda kv: itertools.combinations(sorted(kv[1]), 2))
                  .distinct())
@@ -390,17 +417,8 @@ def candidates(sc, skip_bad, binary, docs, out, plan, sketch_options, verify_opt
                 .map(lambda x: (x[1][0], (x[0], x[1][1])))
                 .groupByKey()
                 .map(lambda x: (x[0], *(d for _, d in sorted(x[1])))))
-    verified = verified.mapPartitions(lambda part: verify_partition(part, binary, verify_options))
-
-    rendered = not ok.filter(lambda s: s[1]["side"][2]).isEmpty()
-    extra = [h for i, h in enumerate(header) if i not in document_columns(header)]
-    head = ["url_a", "url_b", "html_a", "html_b"] + (["rendered_a", "rendered_b"] if rendered else [])
-    head += ["method", *plan["evidence"], *(f"{h}{s}" for h in extra for s in ("_a", "_b"))]
-    pairs = verified.map(lambda p: (p[0], pair_row(p[1], p[2], p[3], rendered))).persist()
-    # Persisted and counted here so that writing (one partition at a time) computes nothing.
-    pairs = pairs.sortByKey(numPartitions=parts).values().persist()
-    pairs.count()
-    return head, pairs
+    return (verified.mapPartitions(lambda part: verify_partition(part, binary, verify_options))
+            .map(lambda v: (v[0], v[1:])))
 
 
 def verify_partition(part, binary, verify_options):
@@ -442,8 +460,8 @@ def sketch_partition(part, header, binary, base, pairs_out, sketch_options):
             "html": d["html"],
             "side": [d["url"], d["html"], d["rendered"], *s[fixed:]],
             "domain": d["domain"],
-            "bands": d["bands"].split(),
-            "minhashes": d["minhashes"],
+            **{prefix + "bands": d[prefix + "bands"].split() for prefix in TEXT_PREFIXES},
+            **{prefix + "minhashes": d[prefix + "minhashes"] for prefix in TEXT_PREFIXES},
         }
 
 

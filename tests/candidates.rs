@@ -109,6 +109,61 @@ fn lsh_finds_an_edited_copy_that_broders_parameters_miss() {
     assert!(pairs_by("minhash").is_empty());
 }
 
+#[test]
+fn both_texts_find_what_the_core_content_or_the_visible_text_finds_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // The same article: as a page's article, and as a list of links the extractor
+    // drops (its core content is another, short story) - a pair by visible text only.
+    let sentences: String = ARTICLE
+        .split(". ")
+        .enumerate()
+        .map(|(i, s)| format!("<li><a href='/s{i}'>{s}.</a></li>"))
+        .collect();
+    let listed = format!("<ul>{sentences}</ul><article><p>{UNRELATED}</p></article>");
+    fs::write(d.join("a.html"), page("Swifts", "News", ARTICLE)).unwrap();
+    fs::write(
+        d.join("b.html"),
+        page("Swifts", "News", "").replace("<article>", &format!("{listed}<article>")),
+    )
+    .unwrap();
+    // Another article behind two long, different menus: a pair by core content, and
+    // by visible text only just.
+    let menu = |site: &str| -> String {
+        (0..40)
+            .map(|i| format!("<a href='/{i}'>{site} section {i} listings</a> "))
+            .collect()
+    };
+    fs::write(d.join("c.html"), page("Library", &menu("Gazette"), OTHER)).unwrap();
+    fs::write(d.join("d.html"), page("Library", &menu("Courier"), OTHER)).unwrap();
+    let docs = d.join("docs.csv");
+    fs::write(
+        &docs,
+        "url,html\nu:a,a.html\nu:b,b.html\nu:c,c.html\nu:d,d.html\n",
+    )
+    .unwrap();
+    let pairs_by = |text: &str| {
+        let (out, _) = run_ok(
+            twinpage()
+                .args(["candidates", "--no-render", "--text", text, "--docs"])
+                .arg(&docs),
+        );
+        out.lines()
+            .skip(1)
+            .map(|row| {
+                let fields: Vec<&str> = row.split(',').collect();
+                format!("{}-{} {}", fields[0], fields[1], fields[5])
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pairs_by("core"), ["u:c-u:d 1.000"]);
+    let visible = pairs_by("visible");
+    assert!(visible[0].starts_with("u:a-u:b "), "{visible:?}");
+    assert!(visible[1].starts_with("u:c-u:d 0."), "{visible:?}");
+    // Found by either text; a pair found by both has its core content's evidence.
+    assert_eq!(pairs_by("both"), [visible[0].as_str(), "u:c-u:d 1.000"]);
+}
+
 /// A page whose fetched body is an empty application shell: its script writes
 /// `text` into the page when it runs.
 fn shell(text: &str) -> String {

@@ -148,7 +148,7 @@ fn the_spark_driver_writes_what_the_one_machine_commands_write() {
     let path = |name: &str| dir.join(name).display().to_string();
 
     // Candidates beside the table: paths as written; other options than the defaults.
-    let options = ["--threshold", "0.75", "--text", "visible"];
+    let options = ["--threshold", "0.75", "--text", "both"];
     one_machine(
         &[
             &[

@@ -428,6 +428,8 @@ def candidates(
     docs: columns ``url`` and ``html`` (a path or the HTML).
     method: ``lsh`` (MinHash LSH for a Jaccard threshold), ``simhash``, ``minhash``,
         ``combined`` or ``pugh``. threshold: the Jaccard threshold of ``lsh``.
+    text: ``core`` (main content), ``visible`` (all visible text) or ``both`` (a pair
+        alike by either, as ``dedupe`` finds them).
     Returns a pair table (``url_a``, ``url_b``, ``html_a``, ``html_b``, ``method``, …)
     that :meth:`Model.score` takes as it is.
     """

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::candidates::{MethodArgs, CORE_TEXT, VISIBLE_TEXT};
+use super::declared::one_of;
+use twinpage::candidates::sketch::TextChoice;
 use twinpage::document::PairFile;
 use twinpage::evaluate::baseline::{self, Baseline};
 
@@ -23,8 +26,11 @@ pub struct Args {
     /// Skip pairs whose documents cannot be read.
     #[arg(long)]
     skip_bad: bool,
+    /// Text fingerprinted.
+    #[arg(long, default_value = "core", value_parser = one_of::<TextChoice>([CORE_TEXT, VISIBLE_TEXT]))]
+    text: TextChoice,
     #[command(flatten)]
-    params: super::candidates::MethodArgs,
+    params: MethodArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -39,7 +45,7 @@ pub fn run(args: Args) -> Result<()> {
         .map(|p| PairFile::read(p))
         .collect::<Result<_>>()?;
     let values = &args.params.params.values;
-    let report = baseline::run(&files, &baselines, args.params.text, values, args.skip_bad)?;
+    let report = baseline::run(&files, &baselines, args.text, values, args.skip_bad)?;
     if args.json {
         let json: Vec<serde_json::Value> = report
             .results

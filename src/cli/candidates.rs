@@ -31,6 +31,14 @@ pub struct Args {
     /// Skip documents that cannot be read (listed in OUT.skipped.csv).
     #[arg(long)]
     skip_bad: bool,
+    /// Text fingerprinted.
+    #[arg(long, default_value = "core", value_parser = one_of::<TextChoice>([
+        CORE_TEXT,
+        VISIBLE_TEXT,
+        ("both", "each of the two fingerprinted, a pair found on either kept (as `dedupe` \
+            does; a pair's evidence is its core content's when both find it)"),
+    ]))]
+    text: TextChoice,
     #[command(flatten)]
     params: MethodArgs,
     /// Render in Chromium (and cache) the documents that have no stored or cached
@@ -52,15 +60,20 @@ fn method_names() -> clap::builder::PossibleValuesParser {
     )
 }
 
-/// What every command that fingerprints documents takes (candidates, baseline).
+/// `--text core` and `--text visible`, as every command that fingerprints offers them.
+pub(super) const CORE_TEXT: (&str, &str) = (
+    "core",
+    "main content without boilerplate (slower; the method's notion of duplicate)",
+);
+pub(super) const VISIBLE_TEXT: (&str, &str) = (
+    "visible",
+    "all visible text of the page (faster; templates weigh in)",
+);
+
+/// The method's parameters, as every command that fingerprints documents takes
+/// them (candidates, baseline).
 #[derive(clap::Args)]
 pub(super) struct MethodArgs {
-    /// Text fingerprinted.
-    #[arg(long, default_value = "core", value_parser = one_of::<TextChoice>([
-        ("core", "main content without boilerplate (slower; the method's notion of duplicate)"),
-        ("visible", "all visible text of the page (faster; templates weigh in)"),
-    ]))]
-    pub text: TextChoice,
     #[command(flatten)]
     pub params: Declared<Methods>,
 }
@@ -80,7 +93,7 @@ pub fn run(args: Args) -> Result<()> {
     let method = args.params.method(&args.method)?;
     let corpus = Corpus::open(&args.docs)?;
     let paths = OutputPaths::new(&corpus.base, &args.out);
-    let text = args.params.text;
+    let text = args.text;
     let rendered = match args.rendering.settings()? {
         Some(settings) => Some(RenderedText::new(settings, args.render_missing)?),
         None => None,
@@ -94,7 +107,7 @@ pub fn run(args: Args) -> Result<()> {
         args.skip_bad,
         |_| true,
     )?;
-    let pairs = method.pairs(&sketched.sketches)?;
+    let pairs = sketched.pairs(method.as_ref())?;
     let pairs = sketch::filter_sites(pairs, &sketched.docs, args.sites);
     super::output::write_output(&args.out, |w| {
         write_pairs(

@@ -18,12 +18,12 @@ use twinpage_review::{intake, ReviewStore};
 
 /// Which pages of a crawl are copies of which, and which one to keep: reads the
 /// crawl (WARC, gzipped or not; WACZ; JSONL of {"url", "html"}; or one docs.csv or
-/// folder), finds candidate pairs, scores them as `score` does, and clusters them so
-/// that every member of a cluster was judged a duplicate of its center (the member
-/// judged a duplicate of most others) and, up to 64 distinct pages, apart from none
-/// of the others (two held apart by their fetched bodies alone are judged again on
-/// their rendered bodies). Writes
-/// DIR/clusters.csv (one row per page), DIR/pairs.csv (the scored candidates),
+/// folder), finds candidate pairs (alike by core content or by whole visible text),
+/// scores them as `score` does, and clusters them so that every member of a cluster
+/// was judged a duplicate of its center (the member judged a duplicate of most
+/// others) and, up to 64 distinct pages, apart from none of the others (two held
+/// apart by their fetched bodies alone are judged again on their rendered bodies).
+/// Writes DIR/clusters.csv (one row per page), DIR/pairs.csv (the scored candidates),
 /// DIR/summary.json, DIR/report.html (the run's page); killed and run again with the
 /// same command, it goes on from its last finished stage.
 #[derive(clap::Args)]

@@ -7,7 +7,9 @@
 //! verifies each pair by its estimated Jaccard. So this command writes, for every
 //! input row and in input order, what that needs and nothing more: the row's
 //! pair-file columns exactly as `candidates --out PAIRS` would write them, the
-//! registered domain (for `--sites`), the band keys and the min-values.
+//! registered domain (for `--sites`), the band keys and the min-values (with
+//! `--text both`, of the core content and of the whole visible text: the driver
+//! joins each text on its own keys).
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +18,7 @@ use anyhow::{bail, Context, Result};
 use super::declared::one_of;
 use twinpage::candidates::corpus::{Corpus, CorpusDoc, OutputPaths};
 use twinpage::candidates::lsh::{self, Lsh};
-use twinpage::candidates::sketch::{sketch_documents, RenderedText, Sites, TextChoice};
+use twinpage::candidates::sketch::{sketch_documents, DocSketch, RenderedText, Sites, TextChoice};
 use twinpage::candidates::Sketch;
 use twinpage::document::rows::RowReader;
 use twinpage::document::url::UrlParts;
@@ -27,8 +29,9 @@ pub struct Args {
     /// docs.csv (url,html[,rendered]; other columns are echoed after the sketch's own).
     #[arg(long, value_name = "DOCS", required_unless_present_any = ["plan", "verify"])]
     docs: Option<PathBuf>,
-    /// Output CSV: url,html,rendered,domain,status,words,bands,minhashes,error, then
-    /// the docs file's other columns; - for stdout.
+    /// Output CSV: url,html,rendered,domain,status,words,bands,minhashes,
+    /// visible_bands,visible_minhashes,error, then the docs file's other columns
+    /// (visible_* only with --text both); - for stdout.
     #[arg(long, value_name = "F.csv", default_value = "-")]
     out: String,
     /// Folder the document paths of DOCS are relative to [default: DOCS's folder]
@@ -47,6 +50,7 @@ pub struct Args {
     #[arg(long, default_value = "core", value_parser = one_of::<TextChoice>([
         ("core", "main content without boilerplate"),
         ("visible", "all visible text of the page"),
+        ("both", "core content in bands/minhashes, all visible text in visible_bands/visible_minhashes"),
     ]))]
     text: TextChoice,
     /// Jaccard of the word shingles from which two documents are a candidate pair.
@@ -85,7 +89,7 @@ pub struct Args {
 }
 
 /// The sketch's own columns, before the docs file's other ones.
-const COLUMNS: [&str; 9] = [
+const COLUMNS: [&str; 11] = [
     "url",
     "html",
     "rendered",
@@ -94,12 +98,14 @@ const COLUMNS: [&str; 9] = [
     "words",
     "bands",
     "minhashes",
+    "visible_bands",
+    "visible_minhashes",
     "error",
 ];
 /// Positions of `status` (ok, unreadable: the document cannot be read, bad-row: the
 /// row is not a document) and of `error` (why) in [`COLUMNS`].
 const STATUS: usize = 4;
-const ERROR: usize = 8;
+const ERROR: usize = 10;
 
 /// Rows sketched together on all threads (as `candidates` does).
 const CHUNK: usize = 256;
@@ -163,14 +169,13 @@ pub fn run(args: Args) -> Result<()> {
                 .iter()
                 .filter_map(|d| d.as_ref().ok().cloned())
                 .collect();
-            let mut sketched = sketch_documents(&docs, &lsh, args.text, rendered.as_ref())?
-                .into_iter()
-                .map(|s| s.map(|(sketch, _)| sketch));
+            let mut sketched =
+                sketch_documents(&docs, &lsh, args.text, rendered.as_ref())?.into_iter();
             for doc in &chunk {
                 // Rows that are not documents were not sketched.
                 let sketch = match doc {
                     Ok(_) => sketched.next().expect("a sketch per document"),
-                    Err(_) => Ok(Sketch::default()),
+                    Err(_) => Ok(DocSketch::default()),
                 };
                 let doc = match doc {
                     Ok(doc) => doc,
@@ -187,28 +192,21 @@ pub fn run(args: Args) -> Result<()> {
                     }
                 };
                 let info = paths.info(doc);
-                let (status, words, bands, minhashes, error) = match sketch {
+                let (status, words, texts, error) = match sketch {
                     Ok(s) => {
-                        let keys = lsh.band_keys(&s);
-                        // Values only where there are keys: no pair without a band.
-                        let values = if keys.is_empty() {
-                            Vec::new()
-                        } else {
-                            lsh.min_values(&s)
-                        };
-                        let values: String = values.iter().map(|v| format!("{v:04x}")).collect();
-                        let bands = hex(&keys, " ");
-                        ("ok", s.words.to_string(), bands, values, String::new())
+                        let visible = s.visible.as_ref().map(|v| banded(&lsh, v));
+                        let texts = [banded(&lsh, &s.sketch), visible.unwrap_or_default()];
+                        ("ok", s.sketch.words.to_string(), texts, String::new())
                     }
                     // Not fatal here: the driver applies --skip-bad.
                     Err(e) => (
                         "unreadable",
                         String::new(),
-                        String::new(),
-                        String::new(),
+                        Default::default(),
                         format!("{e:#}"),
                     ),
                 };
+                let [[bands, minhashes], [visible_bands, visible_minhashes]] = texts;
                 let domain = UrlParts::parse(&info.url).domain;
                 let fixed = [
                     info.url.as_str(),
@@ -219,6 +217,8 @@ pub fn run(args: Args) -> Result<()> {
                     &words,
                     &bands,
                     &minhashes,
+                    &visible_bands,
+                    &visible_minhashes,
                     &error,
                 ];
                 csv.write_record(
@@ -231,6 +231,20 @@ pub fn run(args: Args) -> Result<()> {
         csv.flush()?;
         Ok(())
     })
+}
+
+/// A sketch's band keys and min-values as written; values only where there are
+/// keys (no pair without a band).
+fn banded(lsh: &Lsh, sketch: &Sketch) -> [String; 2] {
+    let keys = lsh.band_keys(sketch);
+    if keys.is_empty() {
+        return Default::default();
+    }
+    let values = lsh.min_values(sketch);
+    [
+        hex(&keys, " "),
+        values.iter().map(|v| format!("{v:04x}")).collect(),
+    ]
 }
 
 /// The pairs of `looked` that `candidates` keeps, with their evidence.

@@ -9,7 +9,10 @@
 //! apart and different articles of one site (the hard same-site case) move
 //! together. The price is time: extraction costs a few milliseconds a page.
 //! `--text visible` skips it, for crawls where speed matters more than
-//! boilerplate. Each document is read and parsed once per run.
+//! boilerplate. `--text both` fingerprints each text and keeps a pair found on
+//! either (what `dedupe` does): extraction that keeps a different part of two
+//! copies (text hidden in one, a syndicated copy's other template) parts their
+//! cores, not what a reader sees. Each document is read and parsed once per run.
 //!
 //! **Which body.** Where a document has a rendered body (stored beside the corpus,
 //! or in the render cache; with `--render-missing`, rendered now), its text is
@@ -29,7 +32,7 @@ use rayon::prelude::*;
 use super::candidate::Candidate;
 use super::corpus::{Corpus, CorpusDoc, DocInfo, OutputPaths};
 use super::method::{Method, Sketch};
-use crate::document::attributes::page_text;
+use crate::document::attributes::{page_text, page_texts};
 use crate::document::decode::{self, DecodedBody};
 use crate::document::{text, url::UrlParts, Skipped};
 use twinpage_render::{self as render, RenderCache, RenderSettings, RenderedBody, Request};
@@ -47,11 +50,16 @@ pub enum TextChoice {
     Core,
     /// All visible text of the page (faster; templates weigh in).
     Visible,
+    /// Core and visible text, each fingerprinted: a pair is a candidate by either.
+    Both,
 }
 
 /// Text choices by name.
-const TEXTS: [(&str, TextChoice); 2] =
-    [("core", TextChoice::Core), ("visible", TextChoice::Visible)];
+const TEXTS: [(&str, TextChoice); 3] = [
+    ("core", TextChoice::Core),
+    ("visible", TextChoice::Visible),
+    ("both", TextChoice::Both),
+];
 
 impl TextChoice {
     pub fn name(self) -> &'static str {
@@ -111,12 +119,14 @@ pub fn sketch_file(path: &Path, method: &dyn Method, choice: TextChoice) -> Resu
     Ok(method.sketch(&text::word_ids(&read_text(path, choice)?)))
 }
 
-/// The chosen text of a document file.
+/// The chosen text of a document file (one text: not `Both`).
 pub fn read_text(path: &Path, choice: TextChoice) -> Result<String> {
-    Ok(page_text(
-        &decode::read_body(path)?,
-        choice == TextChoice::Core,
-    ))
+    let core = match choice {
+        TextChoice::Core => true,
+        TextChoice::Visible => false,
+        TextChoice::Both => bail!("one text at a time: core or visible"),
+    };
+    Ok(page_text(&decode::read_body(path)?, core))
 }
 
 /// Where rendered bodies come from when a run fingerprints them.
@@ -200,25 +210,49 @@ impl RenderedText {
     }
 }
 
-/// The text fingerprinted for a document: of its rendered body when it has one
+/// The texts fingerprinted of one document: the chosen one, or with
+/// [`TextChoice::Both`] its core content then its whole visible text.
+type Texts = Vec<String>;
+
+/// The texts of a body, from one parse.
+fn body_texts(body: &DecodedBody, choice: TextChoice) -> Texts {
+    match choice {
+        TextChoice::Core => vec![page_text(body, true)],
+        TextChoice::Visible => vec![page_text(body, false)],
+        TextChoice::Both => {
+            let (core, visible) = page_texts(body);
+            vec![core, visible]
+        }
+    }
+}
+
+/// The texts fingerprinted for a document: of its rendered body when it has one
 /// (and whether it had), else of its fetched body.
-fn document_text(
+fn document_texts(
     fetched: &DecodedBody,
     rendered: Option<&RenderedBody>,
     choice: TextChoice,
-) -> (String, bool) {
-    let core = choice == TextChoice::Core;
+) -> (Texts, bool) {
     let synthetic =
-        |bytes: &[u8]| page_text(&decode::decode_bytes(bytes, bytes.len(), false), core);
+        |bytes: &[u8], choice| body_texts(&decode::decode_bytes(bytes, bytes.len(), false), choice);
     match rendered {
-        // What the browser measured a reader sees, when the visible text is asked for.
-        Some(RenderedBody::Measured(r)) if !core => (r.visible_text.clone(), true),
+        // The visible text is what the browser measured a reader sees; the core
+        // content is extracted from the rendered DOM, kept to the words seen.
         Some(RenderedBody::Measured(r)) => {
-            let core = synthetic(r.synthetic_body.as_bytes());
-            (seen_words(&core, &r.visible_text), true)
+            let visible = || r.visible_text.clone();
+            let core = || {
+                let core = synthetic(r.synthetic_body.as_bytes(), TextChoice::Core);
+                seen_words(&core[0], &r.visible_text)
+            };
+            let texts = match choice {
+                TextChoice::Core => vec![core()],
+                TextChoice::Visible => vec![visible()],
+                TextChoice::Both => vec![core(), visible()],
+            };
+            (texts, true)
         }
-        Some(RenderedBody::SyntheticOnly(bytes)) => (synthetic(bytes), true),
-        Some(RenderedBody::Failed(_)) | None => (page_text(fetched, core), false),
+        Some(RenderedBody::SyntheticOnly(bytes)) => (synthetic(bytes, choice), true),
+        Some(RenderedBody::Failed(_)) | None => (body_texts(fetched, choice), false),
     }
 }
 
@@ -265,7 +299,11 @@ impl Sites {
 #[derive(Debug, Default)]
 pub struct Sketched {
     pub docs: Vec<DocInfo>,
+    /// Each document's sketch: of its core content, or of the text chosen.
     pub sketches: Vec<Sketch>,
+    /// With [`TextChoice::Both`], each document's sketch of its whole visible text
+    /// (else empty).
+    pub visible: Vec<Sketch>,
     /// Documents that could not be read (with `skip_bad`), with the reason.
     pub skipped: Vec<Skipped>,
     /// Documents without a word of text (they take part in no pair).
@@ -274,16 +312,67 @@ pub struct Sketched {
     pub rendered: usize,
 }
 
+impl Sketched {
+    /// Every candidate pair by `method`, sorted: on the sketches, and with
+    /// [`TextChoice::Both`] on the visible text's sketches too. A pair found on
+    /// both texts carries the evidence of its core content.
+    pub fn pairs(&self, method: &dyn Method) -> Result<Vec<Candidate>> {
+        let pairs = method.pairs(&self.sketches)?;
+        if self.visible.is_empty() {
+            return Ok(pairs);
+        }
+        Ok(union(pairs, method.pairs(&self.visible)?))
+    }
+}
+
+/// Two sorted lists of pairs as one sorted list; a pair in both keeps `first`'s evidence.
+fn union(first: Vec<Candidate>, second: Vec<Candidate>) -> Vec<Candidate> {
+    let key = |pair: &Candidate| (pair.a, pair.b);
+    let mut out = Vec::with_capacity(first.len() + second.len());
+    let mut second = second.into_iter().peekable();
+    for pair in first {
+        while let Some(earlier) = second.next_if(|other| key(other) < key(&pair)) {
+            out.push(earlier);
+        }
+        second.next_if(|other| key(other) == key(&pair));
+        out.push(pair);
+    }
+    out.extend(second);
+    out
+}
+
+/// What sketching leaves of one document.
+#[derive(Debug, Clone, Default)]
+pub struct DocSketch {
+    /// The sketch of its core content, or of the text chosen.
+    pub sketch: Sketch,
+    /// With [`TextChoice::Both`], the sketch of its whole visible text.
+    pub visible: Option<Sketch>,
+    /// Whether a rendered body was fingerprinted.
+    pub rendered: bool,
+}
+
+impl DocSketch {
+    fn new(method: &dyn Method, texts: &[String], rendered: bool) -> DocSketch {
+        let mut sketches = texts.iter().map(|t| method.sketch(&text::word_ids(t)));
+        DocSketch {
+            sketch: sketches.next().unwrap_or_default(),
+            visible: sketches.next(),
+            rendered,
+        }
+    }
+}
+
 /// The sketch of each document of a chunk, on all cores: of its rendered body
-/// when `rendered` finds one (then `true`), else of its fetched body; an error
-/// for a document that cannot be read. Errors only when renders are asked for
-/// and no browser can start.
+/// when `rendered` finds one, else of its fetched body; an error for a document
+/// that cannot be read. Errors only when renders are asked for and no browser
+/// can start.
 pub fn sketch_documents(
     chunk: &[CorpusDoc],
     method: &dyn Method,
     text: TextChoice,
     rendered: Option<&RenderedText>,
-) -> Result<Vec<Result<(Sketch, bool)>>> {
+) -> Result<Vec<Result<DocSketch>>> {
     sketch_bodies(chunk, read_bodies(chunk), method, text, rendered)
 }
 
@@ -302,7 +391,7 @@ fn sketch_bodies(
     method: &dyn Method,
     text: TextChoice,
     rendered: Option<&RenderedText>,
-) -> Result<Vec<Result<(Sketch, bool)>>> {
+) -> Result<Vec<Result<DocSketch>>> {
     if let Some(source) = rendered.filter(|r| r.thin_only) {
         return sketch_thin_rendered(chunk, fetched, method, text, source);
     }
@@ -314,8 +403,8 @@ fn sketch_bodies(
         .into_par_iter()
         .zip(renders)
         .map(|(body, render)| {
-            let (words, from_render) = document_text(&body?, render.as_ref(), text);
-            Ok((method.sketch(&text::word_ids(&words)), from_render))
+            let (texts, from_render) = document_texts(&body?, render.as_ref(), text);
+            Ok(DocSketch::new(method, &texts, from_render))
         })
         .collect())
 }
@@ -329,11 +418,10 @@ fn sketch_thin_rendered(
     method: &dyn Method,
     text: TextChoice,
     source: &RenderedText,
-) -> Result<Vec<Result<(Sketch, bool)>>> {
-    let core = text == TextChoice::Core;
-    let texts: Vec<Option<String>> = fetched
+) -> Result<Vec<Result<DocSketch>>> {
+    let texts: Vec<Option<Texts>> = fetched
         .par_iter()
-        .map(|body| body.as_ref().ok().map(|body| page_text(body, core)))
+        .map(|body| body.as_ref().ok().map(|body| body_texts(body, text)))
         .collect();
     let scripted = |body: &DecodedBody| {
         let tag = b"<script";
@@ -345,7 +433,7 @@ fn sketch_thin_rendered(
     let thin = |i: usize| {
         texts[i]
             .as_ref()
-            .is_some_and(|t| t.split_whitespace().count() < THIN_WORDS)
+            .is_some_and(|t| t[0].split_whitespace().count() < THIN_WORDS)
             && fetched[i].as_ref().is_ok_and(scripted)
     };
     // A render the corpus stores costs no browser: what a reader saw is the better text.
@@ -357,12 +445,12 @@ fn sketch_thin_rendered(
         .zip(renders)
         .map(|((body, fetched_text), render)| {
             let body = body?;
-            let (words, from_render) = match (&render, fetched_text) {
+            let (texts, from_render) = match (&render, fetched_text) {
                 (Some(RenderedBody::Measured(_) | RenderedBody::SyntheticOnly(_)), _)
-                | (_, None) => document_text(&body, render.as_ref(), text),
-                (_, Some(words)) => (words, false),
+                | (_, None) => document_texts(&body, render.as_ref(), text),
+                (_, Some(texts)) => (texts, false),
             };
-            Ok((method.sketch(&text::word_ids(&words)), from_render))
+            Ok(DocSketch::new(method, &texts, from_render))
         })
         .collect())
 }
@@ -440,10 +528,11 @@ pub fn sketch_corpus(
         for (doc, sketch) in chunk.iter().zip(sketched?) {
             progress.inc();
             match sketch {
-                Ok((s, from_render)) => {
-                    out.rendered += usize::from(from_render);
-                    out.empty += usize::from(s.words == 0);
-                    out.sketches.push(s);
+                Ok(s) => {
+                    out.rendered += usize::from(s.rendered);
+                    out.empty += usize::from(s.sketch.words == 0);
+                    out.sketches.push(s.sketch);
+                    out.visible.extend(s.visible);
                     out.docs.push(paths.info(doc));
                 }
                 Err(e) if skip_bad => out.skipped.push(Skipped {
@@ -465,6 +554,32 @@ pub fn sketch_corpus(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_union_of_two_texts_pairs_is_sorted_once_each_with_the_first_texts_evidence() {
+        let pair = |a: u32, b: u32, evidence: &str| Candidate {
+            a,
+            b,
+            evidence: vec![evidence.into()],
+        };
+        let core = vec![pair(0, 2, "core"), pair(1, 2, "core"), pair(3, 4, "core")];
+        let visible = vec![pair(0, 1, "seen"), pair(1, 2, "seen"), pair(5, 6, "seen")];
+        let found = union(core, visible);
+        let found: Vec<(u32, u32, &str)> = found
+            .iter()
+            .map(|p| (p.a, p.b, p.evidence[0].as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (0, 1, "seen"),
+                (0, 2, "core"),
+                (1, 2, "core"),
+                (3, 4, "core"),
+                (5, 6, "seen")
+            ]
+        );
+    }
 
     #[test]
     fn site_filter_splits_same_and_cross() {

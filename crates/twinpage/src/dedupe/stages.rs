@@ -73,9 +73,11 @@ pub struct Invocation {
 
 /// Runs every stage not already done in `run`, up to the one that writes
 /// `until` (one of [`STAGE_OUTPUTS`]) when given: crawls (WARC, WACZ, JSONL) are
-/// read into it; a docs.csv or a folder is used as it is. With `rendering`, the
-/// pages built by script (scripted, their fetched text thin) are fingerprinted as
-/// they render, replayed from their crawl, so their copies are found too.
+/// read into it; a docs.csv or a folder is used as it is. Candidates are pairs
+/// alike by core content or by whole visible text ([`TextChoice::Both`]). With
+/// `rendering`, the pages built by script (scripted, their fetched text thin) are
+/// fingerprinted as they render, replayed from their crawl, so their copies are
+/// found too.
 pub fn dedupe(
     inputs: &[PathBuf],
     run: &RunFolder,
@@ -174,9 +176,9 @@ fn find_candidates(
     paths: &OutputPaths,
     out: &Path,
 ) -> Result<()> {
-    let text = TextChoice::Core;
+    let text = TextChoice::Both;
     let sketched = sketch_corpus(corpus, method, text, rendered, paths, true, |_| true)?;
-    let pairs = method.pairs(&sketched.sketches)?;
+    let pairs = sketched.pairs(method)?;
     let kind = method.kind();
     write_atomically(out, |w| {
         let docs = &sketched.docs;

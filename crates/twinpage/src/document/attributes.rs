@@ -240,14 +240,26 @@ impl Document {
 /// (`core`) or the whole visible text, from one parse and without the other
 /// attributes (tf-idf, compression, language) that only pair tests need.
 pub fn page_text(body: &DecodedBody, core: bool) -> String {
-    let dom = Dom::from(body.text.as_str());
-    remove_hidden(&dom);
-    let visible = visible_text(&dom);
+    let (dom, visible) = parsed_visible(body);
     if core {
         core_text(dom, &visible)
     } else {
         visible
     }
+}
+
+/// Both texts [`page_text`] gives, core content then whole visible text, from one parse.
+pub fn page_texts(body: &DecodedBody) -> (String, String) {
+    let (dom, visible) = parsed_visible(body);
+    (core_text(dom, &visible), visible)
+}
+
+/// The parsed body without its hidden elements, and its visible text.
+fn parsed_visible(body: &DecodedBody) -> (Dom, String) {
+    let dom = Dom::from(body.text.as_str());
+    remove_hidden(&dom);
+    let visible = visible_text(&dom);
+    (dom, visible)
 }
 
 fn share(part: usize, whole: usize) -> f64 {
