@@ -192,8 +192,7 @@ def dedupe(sc, args, binary, docs, plan):
         started = time.monotonic()
         # dedupe's candidates: the default banding, core and visible text, pages built by
         # script rendered.
-        sketch_options = ["--text", "both", *rendering] if args.no_render else \
-            ["--text", "both", "--render-thin", *rendering]
+        sketch_options = ["--text", "both", *([] if args.no_render else ["--render-thin"]), *rendering]
         head, pairs = candidates(sc, True, binary, docs, candidates_csv, plan, sketch_options, [],
                                  quiet=True)
         with output(candidates_csv) as f:

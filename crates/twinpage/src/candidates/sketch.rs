@@ -233,16 +233,15 @@ fn document_texts(
     rendered: Option<&RenderedBody>,
     choice: TextChoice,
 ) -> (Texts, bool) {
-    let synthetic =
-        |bytes: &[u8], choice| body_texts(&decode::decode_bytes(bytes, bytes.len(), false), choice);
+    let decoded = |bytes: &[u8]| decode::decode_bytes(bytes, bytes.len(), false);
     match rendered {
         // The visible text is what the browser measured a reader sees; the core
         // content is extracted from the rendered DOM, kept to the words seen.
         Some(RenderedBody::Measured(r)) => {
             let visible = || r.visible_text.clone();
             let core = || {
-                let core = synthetic(r.synthetic_body.as_bytes(), TextChoice::Core);
-                seen_words(&core[0], &r.visible_text)
+                let core = page_text(&decoded(r.synthetic_body.as_bytes()), true);
+                seen_words(&core, &r.visible_text)
             };
             let texts = match choice {
                 TextChoice::Core => vec![core()],
@@ -251,7 +250,7 @@ fn document_texts(
             };
             (texts, true)
         }
-        Some(RenderedBody::SyntheticOnly(bytes)) => (synthetic(bytes, choice), true),
+        Some(RenderedBody::SyntheticOnly(bytes)) => (body_texts(&decoded(bytes), choice), true),
         Some(RenderedBody::Failed(_)) | None => (body_texts(fetched, choice), false),
     }
 }
