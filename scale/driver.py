@@ -28,7 +28,7 @@ import time
 
 from pyspark import SparkConf, SparkContext
 
-DECISION_COLUMNS = ["p_duplicate", "p_spread", "confidence", "decision", "decided_by"]
+DECISION_COLUMNS = ["p_duplicate", "p_spread", "confidence", "decision", "decided_by", "core_in_other"]
 # What `twinpage sketch` writes before the docs table's other columns.
 SKETCH_COLUMNS = ["url", "html", "rendered", "domain", "status", "words", "bands", "minhashes",
                   "visible_bands", "visible_minhashes", "error"]
@@ -36,7 +36,7 @@ SKETCH_COLUMNS = ["url", "html", "rendered", "domain", "status", "words", "bands
 # text chosen), then the whole visible text (with --text both).
 TEXT_PREFIXES = ["", "visible_"]
 # What `twinpage settle place` reads of a judged pair, and writes per document.
-JUDGED_COLUMNS = ["html_a", "html_b", "p_duplicate", "decision", "decided_by"]
+JUDGED_COLUMNS = ["html_a", "html_b", "p_duplicate", "decision", "decided_by", "core_in_other"]
 PLACE_COLUMNS = ["cluster", "keep", "joined", "why", "url", "source", "html"]
 STARTED = time.monotonic()
 

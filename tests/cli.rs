@@ -125,7 +125,8 @@ fn score_writes_input_columns_plus_decisions() {
             "p_spread",
             "confidence",
             "decision",
-            "decided_by"
+            "decided_by",
+            "core_in_other"
         ]
     );
     assert_eq!(rows.len(), 3);
@@ -144,6 +145,11 @@ fn score_writes_input_columns_plus_decisions() {
     // The unrelated article is less likely a duplicate than the mirror.
     let p = |i: usize| rows[i][6].parse::<f64>().unwrap();
     assert!(p(2) < p(1), "unrelated {} vs mirror {}", p(2), p(1));
+    // The mirror holds the article; the unrelated page holds little of it.
+    let core_in_other = |i: usize| rows[i][11].parse::<f64>().unwrap();
+    assert_eq!(core_in_other(0), 1.0);
+    assert!(core_in_other(1) > 0.9, "mirror {}", core_in_other(1));
+    assert!(core_in_other(2) < 0.2, "unrelated {}", core_in_other(2));
 }
 
 #[test]

@@ -100,7 +100,7 @@ fn a_crawl_becomes_clusters_of_copies_each_with_the_page_to_keep() {
         .lines()
         .next()
         .unwrap()
-        .ends_with("p_duplicate,p_spread,confidence,decision,decided_by"));
+        .ends_with("p_duplicate,p_spread,confidence,decision,decided_by,core_in_other"));
 
     // The run's page shows the clusters, the kept page first.
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();

@@ -44,7 +44,9 @@ __version__ = _native.__version__
 
 PAIR_COLUMNS = ("url_a", "url_b", "html_a", "html_b")
 PAIR_HTML = ("html_a", "html_b")
-SCORE_COLUMNS = ("p_duplicate", "p_spread", "confidence", "decision", "decided_by")
+SCORE_COLUMNS = (
+    "p_duplicate", "p_spread", "confidence", "decision", "decided_by", "core_in_other",
+)
 RENDER_CHOICES = ("auto", "always", "never")
 
 
@@ -338,7 +340,8 @@ class Model:
         progress: Progress = None,
     ):
         """Scores every pair: the input columns plus ``p_duplicate``, ``p_spread``,
-        ``confidence``, ``decision`` and ``decided_by``, as ``twinpage score`` writes them.
+        ``confidence``, ``decision``, ``decided_by`` and ``core_in_other`` (how much of
+        one side's core content the other holds), as ``twinpage score`` writes them.
 
         pairs: columns ``url_a``, ``url_b``, ``html_a``, ``html_b`` (a path or the HTML);
             optional ``rendered_a/b``, ``clicks_a/b``, ``inlinks_a/b``, ``query``, ``label``.

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::batch::Batch;
 use crate::document::{wall, Document, Pair};
 use crate::model::{Decision, Model};
-use crate::signals::{self, Layout, PairBodies};
+use crate::signals::{self, distance, Layout, PairBodies};
 use twinpage_util::Progress;
 
 /// What the model made of one pair.
@@ -21,6 +21,10 @@ pub struct Outcome {
     pub decision: Decision,
     /// `model`, or the screening test that decided the pair before the full suite.
     pub decided_by: &'static str,
+    /// The larger share of one side's core content found in the other's text, on
+    /// the fetched or the rendered bodies ([`core_in_other`]): how much of one page's
+    /// main text the other holds. `None` when neither body has core content.
+    pub core_in_other: Option<f64>,
     pub vector: Option<Vec<f64>>,
 }
 
@@ -69,6 +73,7 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
                 spread: 0.0,
                 decision: Decision::Duplicate,
                 decided_by: SCREEN_IDENTICAL,
+                core_in_other: Some(1.0),
                 vector: None,
             },
             &bodies,
@@ -82,10 +87,21 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
             spread: judgement.spread,
             decision: model.decide(judgement),
             decided_by: DECIDED_MODEL,
+            core_in_other: core_in_other(&bodies),
             vector: Some(vector),
         },
         &bodies,
     ))
+}
+
+/// [`Outcome::core_in_other`]: the larger of the fetched and the rendered bodies'.
+fn core_in_other(bodies: &PairBodies) -> Option<f64> {
+    let (fa, fb) = bodies.fetched;
+    let fetched = distance::core_in_other(fa, fb);
+    let rendered = bodies
+        .rendered
+        .and_then(|(ra, rb)| distance::core_in_other(ra, rb));
+    [fetched, rendered].into_iter().flatten().reduce(f64::max)
 }
 
 /// A pair whose two sides both show a wall, or nothing, is never a duplicate on

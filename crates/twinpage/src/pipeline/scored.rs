@@ -12,12 +12,13 @@ use crate::document::rows::RowReader;
 use crate::document::PairFile;
 
 /// The columns `score` adds to a pair file.
-pub const DECISION_COLUMNS: [&str; 5] = [
+pub const DECISION_COLUMNS: [&str; 6] = [
     "p_duplicate",
     "p_spread",
     "confidence",
     "decision",
     "decided_by",
+    "core_in_other",
 ];
 
 /// Writes `file`'s rows with their outcomes; rows without one (unreadable
@@ -38,6 +39,7 @@ pub fn write(w: &mut dyn Write, file: &PairFile, outcomes: &[Option<Outcome>]) -
             format!("{:.4}", o.confidence()),
             o.decision.as_str().to_string(),
             o.decided_by.to_string(),
+            o.core_in_other.map_or(String::new(), |c| format!("{c:.4}")),
         ];
         csv.write_record(pair.fields.iter().chain(&values))?;
     }

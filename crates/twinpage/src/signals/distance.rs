@@ -10,6 +10,7 @@ use crate::distance::{
     containment, cosine, damerau_levenshtein, hamming, jaccard_distance, kept_and_replaced,
     lcs_distance, levenshtein, longest_common_substring, mcd, Compressor,
 };
+use crate::document::Document;
 
 /// Distance tests in vector order. Content distances run on the core content
 /// (boilerplate and ads removed), so that a shared template does not make two pages
@@ -124,13 +125,15 @@ fn char_levenshtein_of_heads(p: &BodyPair) -> f64 {
 }
 
 fn core_in_other_text(p: &BodyPair) -> f64 {
-    let a_in_b = containment(&p.a.core_shingles, p.b.written_shingles());
-    let b_in_a = containment(&p.b.core_shingles, p.a.written_shingles());
-    [a_in_b, b_in_a]
-        .into_iter()
-        .flatten()
-        .reduce(f64::max)
-        .unwrap_or(MISSING)
+    core_in_other(p.a, p.b).unwrap_or(MISSING)
+}
+
+/// The larger share of a side's core shingles found in the other side's text
+/// (`core_in_other_text_max`); `None` when both cores are empty.
+pub fn core_in_other(a: &Document, b: &Document) -> Option<f64> {
+    let a_in_b = containment(&a.core_shingles, b.written_shingles());
+    let b_in_a = containment(&b.core_shingles, a.written_shingles());
+    [a_in_b, b_in_a].into_iter().flatten().reduce(f64::max)
 }
 
 fn numbers_replaced_share(p: &BodyPair) -> f64 {
