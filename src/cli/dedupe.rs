@@ -17,7 +17,7 @@ use twinpage::util::write_atomically;
 use twinpage_review::{intake, ReviewStore};
 
 /// Which pages of a crawl are copies of which, and which one to keep: reads the
-/// crawl (WARC, gzipped or not; WACZ; JSONL of {"url", "html"}; or one docs.csv or
+/// crawl (WARC or ARC, gzipped or not; WACZ; JSONL of {"url", "html"}; or one docs.csv or
 /// folder), finds candidate pairs (alike by core content or by whole visible text),
 /// scores them as `score` does, and clusters them so that every member of a cluster
 /// was judged a duplicate of its center (the member judged a duplicate of most
@@ -28,7 +28,7 @@ use twinpage_review::{intake, ReviewStore};
 /// same command, it goes on from its last finished stage.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Crawl files (.warc, .warc.gz, .wacz, .jsonl), or one docs.csv or folder of HTML files.
+    /// Crawl files (.warc, .warc.gz, .arc, .arc.gz, .wacz, .jsonl), or one docs.csv or folder of HTML files.
     #[arg(value_name = "INPUT", required = true)]
     inputs: Vec<PathBuf>,
     /// Run folder: every stage's output, and the answer.

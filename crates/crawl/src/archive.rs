@@ -81,10 +81,11 @@ impl WarcFile {
     }
 }
 
-/// Refuses a file that is neither gzipped nor starts as a WARC record does, before
-/// any record of it is read: it is not a crawl (an empty file is an empty crawl).
+/// Refuses a file that is neither gzipped nor starts as a WARC record (or an ARC
+/// file) does, before any record of it is read: it is not a crawl (an empty file is
+/// an empty crawl).
 fn check_warc(input: &Path) -> Result<()> {
-    let mut head = [0u8; 5];
+    let mut head = [0u8; 11];
     let mut file = File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
     let read = file
         .read(&mut head)
@@ -92,13 +93,14 @@ fn check_warc(input: &Path) -> Result<()> {
     let head = &head[..read];
     if head.is_empty()
         || head.starts_with(&[0x1f, 0x8b])
+        || head.starts_with(b"WARC/")
         || b"WARC/".starts_with(head)
-        || head == b"WARC/"
+        || head == b"filedesc://"
     {
         return Ok(());
     }
     bail!(
-        "{} is not a WARC file (it starts with {:?}); give WARC (.warc, .warc.gz), WACZ or JSONL files, or one docs.csv or folder",
+        "{} is not a WARC file (it starts with {:?}); give WARC (.warc, .warc.gz), ARC, WACZ or JSONL files, or one docs.csv or folder",
         input.display(),
         String::from_utf8_lossy(head)
     )

@@ -111,7 +111,7 @@ impl Index {
             let record = self.saved.files[capture.file]
                 .records()
                 .ok()?
-                .read_at(capture.offset)
+                .read_at(capture.offset, capture.within)
                 .ok()?;
             let response = payload(&record, capture.kind).ok()?;
             match response.header("Location") {

@@ -1,5 +1,6 @@
 //! A crawl as twinpage reads it: WARC files (ISO 28500, 1.0 and 1.1, gzipped per
-//! record or plain), WACZ packages, and JSONL of pages.
+//! record or plain), ARC files (the format before WARC), WACZ packages, and JSONL of
+//! pages.
 //!
 //! People who need duplicates found hold crawls, not pair files. A crawl gives two
 //! things: its **pages** (the HTML responses a crawler got, each with the place it
@@ -11,8 +12,10 @@
 //! read is reported with its file and byte offset, and every other record is read.
 //!
 //! This file is only the crate's face:
-//! - `warc.rs` reads records with their offsets, and finds the next after a bad one;
-//! - `http.rs` reads the HTTP response a record holds (chunks, content encodings);
+//! - `warc.rs` reads records with their offsets, and finds the next after a bad one
+//!   (an ARC record is read as the WARC record it stands for);
+//! - `http.rs` reads the HTTP response a record holds (chunks, content encodings),
+//!   as leniently as replay tools: a crawl records what servers sent;
 //! - `archive.rs` finds the WARC files of an input (a WARC, or those of a WACZ);
 //! - `read.rs` turns records into pages and captures, revisits into their payloads;
 //! - `index.rs` finds a crawl's response to a URL, as replay tools match it.

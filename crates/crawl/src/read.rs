@@ -73,11 +73,19 @@ pub struct Capture {
     /// Index into [`Crawl::files`].
     pub file: usize,
     pub offset: u64,
+    /// The record's place in its gzip member ([`Record::within`]).
+    #[serde(default)]
+    pub within: usize,
     pub status: u16,
     pub media_type: Option<String>,
     pub(crate) kind: Kind,
     digest: Option<String>,
     refers_to: Option<(String, String)>,
+    /// `WARC-Record-ID`, and for a revisit `WARC-Refers-To`: the record it repeats.
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    refers_to_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -149,6 +157,10 @@ fn read_warc(
         let Some(url) = record.target_uri().map(str::to_string) else {
             continue;
         };
+        // A DNS lookup (Heritrix writes one per host), whois, an FTP listing: not HTTP.
+        if kind != Kind::Resource && !is_http(&url) {
+            continue;
+        }
         let at = format!("{name}#{}", record.offset);
         let response = match payload(&record, kind) {
             Ok(response) => response,
@@ -162,11 +174,14 @@ fn read_warc(
             date: record.header("WARC-Date").unwrap_or("").to_string(),
             file,
             offset: record.offset,
+            within: record.within,
             status: response.status,
             media_type: response.media_type(),
             kind,
             digest: record.header("WARC-Payload-Digest").map(str::to_string),
             refers_to: refers_to(&record),
+            id: record.header("WARC-Record-ID").map(str::to_string),
+            refers_to_id: record.header("WARC-Refers-To").map(str::to_string),
         };
         if kind != Kind::Revisit && is_page(&capture, &response.body) {
             crawl.pages += 1;
@@ -194,13 +209,15 @@ pub(crate) fn payload(record: &Record, kind: Kind) -> Result<Response, String> {
                 .unwrap_or_default(),
             body: record.block[..record.block.len().min(MAX_RESOURCE_BYTES)].to_vec(),
         }),
-        // A revisit may hold the HTTP header of the new response, or nothing.
+        // A revisit may hold the HTTP header of the new response, or nothing; its
+        // payload is the original's.
         Kind::Revisit if record.block.is_empty() => Ok(Response {
             status: 200,
             headers: Vec::new(),
             body: Vec::new(),
         }),
-        Kind::Response | Kind::Revisit => Response::parse(&record.block, MAX_RESOURCE_BYTES),
+        Kind::Revisit => Response::head(&record.block).map(|(head, _)| head),
+        Kind::Response => Response::parse(&record.block, MAX_RESOURCE_BYTES),
     }
 }
 
@@ -210,6 +227,17 @@ fn refers_to(record: &Record) -> Option<(String, String)> {
         .or_else(|| record.target_uri())?;
     let date = record.header("WARC-Refers-To-Date").unwrap_or("");
     Some((uri.trim_matches(['<', '>']).to_string(), date.to_string()))
+}
+
+fn is_http(url: &str) -> bool {
+    let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
+    scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+}
+
+/// A capture date to the second: a revisit may name its original's date less
+/// precisely than the original's own record does (`…:05Z` for `…:05.123456Z`).
+fn to_the_second(date: &str) -> &str {
+    date.get(..19).unwrap_or(date)
 }
 
 /// Whether a capture is a page: HTML, status 200 (a redirect is not a page: its
@@ -250,30 +278,35 @@ fn page(
     }
 }
 
+/// The captures a revisit may repeat (all but revisits), by the key `key` gives.
+fn originals_by<'a, K: std::hash::Hash + Eq>(
+    captures: &'a [Capture],
+    key: impl Fn(&'a Capture) -> Option<K>,
+) -> HashMap<K, usize> {
+    captures
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.kind != Kind::Revisit)
+        .filter_map(|(i, c)| Some((key(c)?, i)))
+        .collect()
+}
+
 /// Each revisit of a page, with the payload of the record it repeats.
 fn resolve_revisits(crawl: &mut Crawl, each: &mut impl FnMut(Page) -> Result<()>) -> Result<()> {
-    let originals: HashMap<(&str, &str), usize> = crawl
-        .captures
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.kind != Kind::Revisit)
-        .map(|(i, c)| ((c.url.as_str(), c.date.as_str()), i))
-        .collect();
-    let by_digest: HashMap<&str, usize> = crawl
-        .captures
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.kind != Kind::Revisit)
-        .filter_map(|(i, c)| Some((c.digest.as_deref()?, i)))
-        .collect();
+    let originals = originals_by(&crawl.captures, |c| {
+        Some((c.url.as_str(), to_the_second(&c.date)))
+    });
+    let by_id = originals_by(&crawl.captures, |c| c.id.as_deref());
+    let by_digest = originals_by(&crawl.captures, |c| c.digest.as_deref());
     let mut found = Vec::new();
     for (i, revisit) in crawl.captures.iter().enumerate() {
         if revisit.kind != Kind::Revisit || revisit.status != 200 {
             continue;
         }
         let (uri, date) = revisit.refers_to.as_ref().expect("a revisit has a target");
-        let original = originals
-            .get(&(uri.as_str(), date.as_str()))
+        let original = (revisit.refers_to_id.as_deref())
+            .and_then(|id| by_id.get(id))
+            .or_else(|| originals.get(&(uri.as_str(), to_the_second(date))))
             .or_else(|| by_digest.get(revisit.digest.as_deref()?));
         found.push((i, original.copied()));
     }
@@ -282,8 +315,13 @@ fn resolve_revisits(crawl: &mut Crawl, each: &mut impl FnMut(Page) -> Result<()>
         let at = format!("{}#{}", crawl.files[revisit.file].name, revisit.offset);
         let Some(original) = original else {
             let (uri, date) = revisit.refers_to.as_ref().expect("a revisit has a target");
+            let when = if date.is_empty() {
+                String::new()
+            } else {
+                format!(" ({date})")
+            };
             crawl.unreadable.push(format!(
-                "{at}: a revisit of {uri} ({date}), whose record is in none of the inputs"
+                "{at}: a revisit of {uri}{when}, whose record is in none of the inputs"
             ));
             continue;
         };
@@ -291,7 +329,7 @@ fn resolve_revisits(crawl: &mut Crawl, each: &mut impl FnMut(Page) -> Result<()>
         let from = format!("{}#{}", crawl.files[original.file].name, original.offset);
         let response = crawl.files[original.file]
             .records()?
-            .read_at(original.offset)
+            .read_at(original.offset, original.within)
             .map_err(|bad| bad.reason)
             .and_then(|record| payload(&record, original.kind));
         let response = match response {
@@ -366,4 +404,75 @@ fn read_jsonl(
         bail!("{}: no line is a page: {first}", path.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(headers: &[(&str, &str)], block: &str) -> String {
+        let mut text = String::from("WARC/1.1\r\n");
+        for (name, value) in headers {
+            text += &format!("{name}: {value}\r\n");
+        }
+        text + &format!("Content-Length: {}\r\n\r\n{block}\r\n\r\n", block.len())
+    }
+
+    #[test]
+    fn revisits_find_their_original_by_record_id_or_by_a_date_to_the_second() {
+        let page = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>The page</html>";
+        let warc = [
+            // A DNS lookup, as Heritrix writes one per host: not a page, not an error.
+            record(
+                &[
+                    ("WARC-Type", "response"),
+                    ("WARC-Target-URI", "dns:x.test"),
+                    ("Content-Type", "text/dns"),
+                ],
+                "20200101000000\nx.test. 300 IN A 10.0.0.1\n",
+            ),
+            record(
+                &[
+                    ("WARC-Type", "response"),
+                    ("WARC-Target-URI", "http://x.test/"),
+                    ("WARC-Date", "2020-01-01T00:00:00.123456Z"),
+                    ("WARC-Record-ID", "<urn:uuid:original>"),
+                ],
+                page,
+            ),
+            // By record ID alone.
+            record(
+                &[
+                    ("WARC-Type", "revisit"),
+                    ("WARC-Target-URI", "http://x.test/"),
+                    ("WARC-Refers-To", "<urn:uuid:original>"),
+                ],
+                "",
+            ),
+            // By URI and a date written to the second.
+            record(
+                &[
+                    ("WARC-Type", "revisit"),
+                    ("WARC-Target-URI", "http://x.test/?again"),
+                    ("WARC-Refers-To-Target-URI", "http://x.test/"),
+                    ("WARC-Refers-To-Date", "2020-01-01T00:00:00Z"),
+                ],
+                "",
+            ),
+        ]
+        .concat();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.warc");
+        std::fs::write(&path, warc).unwrap();
+        let mut pages = Vec::new();
+        let crawl = read_crawl(&[path], |page| {
+            pages.push(page);
+            Ok(())
+        })
+        .unwrap();
+        assert!(crawl.unreadable.is_empty(), "{:?}", crawl.unreadable);
+        assert_eq!(pages.len(), 3, "{pages:?}");
+        assert!(pages.iter().all(|p| p.body == b"<html>The page</html>"));
+        assert_eq!(pages.iter().filter(|p| p.payload_from.is_some()).count(), 2);
+    }
 }

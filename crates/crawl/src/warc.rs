@@ -28,6 +28,9 @@ pub struct Record {
     /// Where the record starts in its file (for a gzipped file, where its gzip
     /// member starts).
     pub offset: u64,
+    /// How many records of its gzip member come before it: 0, but where a writer put
+    /// several records in one member (or gzipped the whole file as one).
+    pub within: usize,
     /// `WARC/1.0`, `WARC/1.1`.
     pub version: String,
     headers: Vec<(String, String)>,
@@ -65,10 +68,13 @@ pub struct BadRecord {
     pub reason: String,
 }
 
-/// The records of one WARC file, gzipped or plain (told by its first bytes).
+/// The records of one WARC file, gzipped or plain (told by its first bytes); or of
+/// an ARC file, the format WARC replaced.
 pub struct Records<R: Read + Seek> {
     input: BufReader<R>,
     gzipped: bool,
+    /// An ARC file (told by its first record).
+    arc: bool,
     /// Records of the current gzip member not yet returned, with its offset.
     pending: Vec<Result<Record, BadRecord>>,
     done: bool,
@@ -81,6 +87,7 @@ impl<R: Read + Seek> Records<R> {
         Ok(Records {
             input,
             gzipped,
+            arc: false,
             pending: Vec::new(),
             done: false,
         })
@@ -91,15 +98,16 @@ impl<R: Read + Seek> Records<R> {
         self.gzipped
     }
 
-    /// The record that starts at `offset` (as an earlier pass gave it).
-    pub fn read_at(&mut self, offset: u64) -> Result<Record, BadRecord> {
+    /// The record at `offset`, the `within`-th of those starting there (as an
+    /// earlier pass gave them).
+    pub fn read_at(&mut self, offset: u64, within: usize) -> Result<Record, BadRecord> {
         self.pending.clear();
         self.done = false;
         let bad = |reason: String| BadRecord { offset, reason };
         self.input
             .seek(SeekFrom::Start(offset))
             .map_err(|e| bad(e.to_string()))?;
-        match self.next() {
+        match self.nth(within) {
             Some(Ok(record)) if record.offset == offset => Ok(record),
             Some(Err(e)) if e.offset == offset => Err(e),
             _ => Err(bad("no record starts there".into())),
@@ -120,7 +128,10 @@ impl<R: Read + Seek> Records<R> {
         let mut records = Vec::new();
         let failure = loop {
             match read_record(&mut member, offset) {
-                Ok(Some(record)) => records.push(Ok(record)),
+                Ok(Some(record)) => records.push(Ok(Record {
+                    within: records.len(),
+                    ..record
+                })),
                 Ok(None) => break None,
                 Err(reason) => break Some(reason),
             }
@@ -148,7 +159,23 @@ impl<R: Read + Seek> Records<R> {
         if next.is_empty() || next.starts_with(b"WARC/") || next.len() < 5 {
             return Ok(());
         }
+        let line_end = memchr::memchr(b'\n', next).unwrap_or(next.len());
+        if self.arc && arc_headers(&String::from_utf8_lossy(&next[..line_end])).is_some() {
+            return Ok(());
+        }
         Err("the record's block does not end where its Content-Length says".into())
+    }
+
+    /// Seeks to the next record of a plain file after the one at `offset`: it starts
+    /// on a line of its own with `WARC/` (in an ARC file, with its URL).
+    fn skip_past_next_record_start(&mut self, offset: u64) {
+        let marker = if self.arc {
+            ARC_RECORD_START
+        } else {
+            RECORD_START
+        };
+        self.skip_to_next(offset + 1, marker);
+        let _ = self.input.seek(SeekFrom::Current(1));
     }
 
     /// Seeks to the first place at or after `from` where `marker` starts (or the end).
@@ -161,6 +188,8 @@ impl<R: Read + Seek> Records<R> {
 const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 /// What a plain WARC record starts with, after the line end of the one before.
 const RECORD_START: &[u8] = b"\nWARC/";
+/// What an ARC record of a web page starts with: its URL.
+const ARC_RECORD_START: &[u8] = b"\nhttp";
 
 impl<R: Read + Seek> Iterator for Records<R> {
     type Item = Result<Record, BadRecord>;
@@ -181,23 +210,36 @@ impl<R: Read + Seek> Iterator for Records<R> {
         }
         skip_blank_lines(&mut self.input).ok()?;
         let offset = self.position();
-        match read_record(&mut self.input, offset).and_then(|record| {
-            self.check_next_starts()?;
-            Ok(record)
-        }) {
+        let read = read_record(&mut self.input, offset).and_then(|record| {
+            self.arc |= record.as_ref().is_some_and(|r| r.version == ARC_VERSION);
+            match (record, self.check_next_starts()) {
+                (record, Ok(())) => Ok(record),
+                // Bytes after the block that start no record: a Content-Length a
+                // little short, or bytes a writer left (warcio keeps such a record).
+                // A block holding no record start is the record's own: kept.
+                (Some(record), Err(_)) if !self.arc && !holds_a_record_start(&record.block) => {
+                    self.skip_past_next_record_start(offset);
+                    Ok(Some(record))
+                }
+                (_, Err(reason)) => Err(reason),
+            }
+        });
+        match read {
             Ok(Some(record)) => Some(Ok(record)),
             Ok(None) => {
                 self.done = true;
                 None
             }
             Err(reason) => {
-                // The next record starts on a line of its own with `WARC/`.
-                self.skip_to_next(offset + 1, RECORD_START);
-                let _ = self.input.seek(SeekFrom::Current(1));
+                self.skip_past_next_record_start(offset);
                 Some(Err(BadRecord { offset, reason }))
             }
         }
     }
+}
+
+fn holds_a_record_start(block: &[u8]) -> bool {
+    memchr::memmem::find(block, RECORD_START).is_some()
 }
 
 fn at_end(input: &mut impl BufRead) -> bool {
@@ -258,15 +300,19 @@ fn read_record(input: &mut impl BufRead, offset: u64) -> Result<Option<Record>, 
         return Ok(None);
     }
     let version = read_line(input)?;
-    if !is_version(&version) {
+    let (version, headers) = if is_version(&version) {
+        (version, read_headers(input)?)
+    } else if let Some(headers) = arc_headers(&version) {
+        (ARC_VERSION.to_string(), headers)
+    } else {
         return Err(format!(
             "not a WARC record: it starts with `{}`",
             shorten(&version)
         ));
-    }
-    let headers = read_headers(input)?;
+    };
     let record = Record {
         offset,
+        within: 0,
         version,
         headers,
         block: Vec::new(),
@@ -292,6 +338,54 @@ fn is_version(line: &str) -> bool {
     line.strip_prefix("WARC/")
         .and_then(|v| v.split_once('.'))
         .is_some_and(|(major, minor)| number(major) && number(minor))
+}
+
+/// The version of a record read from an ARC file.
+pub const ARC_VERSION: &str = "ARC";
+
+/// The WARC headers an ARC record's header line stands for. ARC, the Internet
+/// Archive's format before WARC, gives each record one line, `URL IP-ADDRESS DATE
+/// CONTENT-TYPE LENGTH` (version 2 has more fields before the length), the date as
+/// 14 digits (some writers add more); the block is what the server sent, as a WARC
+/// `response` holds it. The file's first record (`filedesc://`) describes the file.
+fn arc_headers(line: &str) -> Option<Vec<(String, String)>> {
+    let fields: Vec<&str> = line.split_ascii_whitespace().collect();
+    let [url, _, date, ..] = fields[..] else {
+        return None;
+    };
+    let length = fields.last().filter(|_| fields.len() >= 5)?;
+    let date = date
+        .get(..14)
+        .filter(|d| d.bytes().all(|b| b.is_ascii_digit()))?;
+    let scheme = url.split_once(':')?.0;
+    if scheme.is_empty() || !scheme.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let kind = if scheme == "filedesc" {
+        "warcinfo"
+    } else {
+        "response"
+    };
+    let when = format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &date[..4],
+        &date[4..6],
+        &date[6..8],
+        &date[8..10],
+        &date[10..12],
+        &date[12..]
+    );
+    let headers = [
+        ("WARC-Type", kind),
+        ("WARC-Target-URI", url),
+        ("WARC-Date", &when),
+        ("Content-Length", length),
+    ];
+    Some(
+        headers
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .to_vec(),
+    )
 }
 
 fn read_headers(input: &mut impl BufRead) -> Result<Vec<(String, String)>, String> {
@@ -452,7 +546,42 @@ mod tests {
         assert_eq!(items.last(), Some(&Err(offsets[2])));
         // Read again by offset.
         let mut records = Records::new(Cursor::new(whole)).unwrap();
-        let b = records.read_at(offsets[1]).unwrap();
+        let b = records.read_at(offsets[1], 0).unwrap();
         assert_eq!(b.block, b"b");
+    }
+
+    #[test]
+    fn records_of_one_gzip_member_are_read_again_by_their_place_in_it() {
+        // A whole file gzipped as one member: every record starts at offset 0.
+        let plain = ["a", "b", "c"]
+            .map(|n| record(&format!("http://x/{n}"), n))
+            .concat();
+        let mut records = Records::new(Cursor::new(gzip(&plain))).unwrap();
+        let all: Vec<Record> = records.by_ref().map(Result::unwrap).collect();
+        let places: Vec<(u64, usize)> = all.iter().map(|r| (r.offset, r.within)).collect();
+        assert_eq!(places, [(0, 0), (0, 1), (0, 2)]);
+        assert_eq!(records.read_at(0, 2).unwrap().block, b"c");
+    }
+
+    #[test]
+    fn a_record_followed_by_stray_bytes_is_kept() {
+        let (a, c) = (record("http://x/a", "one"), record("http://x/c", "three"));
+        let stray = [a.clone(), b"stray bytes\r\n".to_vec(), c.clone()].concat();
+        let offset_c = (stray.len() - c.len()) as u64;
+        assert_eq!(
+            read(stray),
+            [
+                Ok((0, "http://x/a".into())),
+                Ok((offset_c, "http://x/c".into()))
+            ]
+        );
+        // A Content-Length too long swallows the next record's start: that block is
+        // not the record's, and the next record is still found.
+        let long = String::from_utf8(a)
+            .unwrap()
+            .replace("Length: 3", "Length: 30");
+        let items = read([long.into_bytes(), c].concat());
+        assert_eq!(items[0], Err(0));
+        assert!(matches!(&items[1], Ok((_, uri)) if uri == "http://x/c"));
     }
 }

@@ -163,6 +163,53 @@ fn a_revisit_is_its_original_payload_in_this_file_or_another_and_a_lost_one_is_s
 }
 
 #[test]
+fn archives_of_other_writers_are_read_as_replay_tools_read_them() {
+    // warcio's test data: Webrecorder Platform's WARC of example.com, then the same
+    // records gzipped as one member, then with stray bytes and a payload cut short,
+    // then the page as ARC, plain and gzipped.
+    let read = |name: &str| pages(&[&format!("other-writers/{name}")]);
+    let (pages, crawl) = read("example.warc.gz");
+    assert!(crawl.unreadable.is_empty(), "{:?}", crawl.unreadable);
+    let [original, revisit] = &pages[..] else {
+        panic!("{pages:?}")
+    };
+    // The revisit's own header says Content-Encoding: gzip; its payload is the
+    // original's, decoded once.
+    assert!(text(original).starts_with("<!doctype html>"));
+    assert_eq!(revisit.body, original.body);
+    assert_eq!(revisit.payload_from.as_ref(), Some(&original.source));
+    // One gzip member: every record starts at offset 0, and the revisit still finds
+    // its original, not the file's first record.
+    let (whole, crawl) = read("example-bad-non-chunked.warc.gz");
+    assert!(crawl.unreadable.is_empty(), "{:?}", crawl.unreadable);
+    assert_eq!(whole.len(), 2);
+    assert!(whole.iter().all(|p| p.body == original.body));
+    for name in ["example-trunc.warc", "example.arc", "example.arc.gz"] {
+        let (pages, crawl) = read(name);
+        assert!(
+            crawl.unreadable.is_empty(),
+            "{name}: {:?}",
+            crawl.unreadable
+        );
+        let [page] = &pages[..] else {
+            panic!("{name}: {pages:?}")
+        };
+        assert_eq!(page.url, "http://example.com/", "{name}");
+        assert!(
+            text(page).contains("<title>Example Domain</title>"),
+            "{name}"
+        );
+    }
+    let (arc, _) = read("example.arc");
+    assert_eq!(arc[0].date.as_deref(), Some("2014-02-16T05:02:21Z"));
+    assert!(
+        arc[0].source.ends_with("example.arc#151"),
+        "{}",
+        arc[0].source
+    );
+}
+
+#[test]
 fn a_wacz_is_read_as_the_warc_it_holds() {
     let (from_wacz, _) = pages(&["crawl.wacz"]);
     let (from_warc, _) = pages(&["wget.warc.gz"]);
