@@ -157,8 +157,10 @@ fn read_warc(
         let Some(url) = record.target_uri().map(str::to_string) else {
             continue;
         };
-        // A DNS lookup (Heritrix writes one per host), whois, an FTP listing: not HTTP.
-        if kind != Kind::Resource && !is_http(&url) {
+        // A DNS lookup (Heritrix writes one per host), whois, an FTP listing: not
+        // HTTP; a `urn:` resource is a crawler's note on a page (Browsertrix's
+        // `urn:pageinfo:`, `urn:text:`), not a capture of it.
+        if (kind != Kind::Resource && !is_http(&url)) || scheme(&url) == "urn" {
             continue;
         }
         let at = format!("{name}#{}", record.offset);
@@ -229,9 +231,15 @@ fn refers_to(record: &Record) -> Option<(String, String)> {
     Some((uri.trim_matches(['<', '>']).to_string(), date.to_string()))
 }
 
+/// A URL's scheme, lower case.
+fn scheme(url: &str) -> String {
+    url.split_once(':')
+        .map_or("", |(scheme, _)| scheme)
+        .to_ascii_lowercase()
+}
+
 fn is_http(url: &str) -> bool {
-    let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
-    scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    matches!(scheme(url).as_str(), "http" | "https")
 }
 
 /// A capture date to the second: a revisit may name its original's date less
@@ -448,6 +456,15 @@ mod tests {
                     ("WARC-Refers-To", "<urn:uuid:original>"),
                 ],
                 "",
+            ),
+            // A crawler's note on the page, in HTML: not a capture of it.
+            record(
+                &[
+                    ("WARC-Type", "resource"),
+                    ("WARC-Target-URI", "urn:text:http://x.test/"),
+                    ("Content-Type", "text/html"),
+                ],
+                "<html>The page</html>",
             ),
             // By URI and a date written to the second.
             record(
