@@ -37,6 +37,7 @@ use crate::document::rows::RowReader;
 use crate::document::wall::WALL_PREFIX;
 use crate::model::Decision;
 use crate::pipeline::cascade::DECIDED_FETCHED;
+use crate::pipeline::score::CORES_NOT_SHARED;
 use twinpage_util::hash::fnv1a;
 use twinpage_util::UnionFind;
 
@@ -66,8 +67,9 @@ pub const CORE_SHARED_BELOW: f64 = 0.5;
 pub struct Judgement {
     pub decision: Decision,
     pub p_duplicate: f64,
-    /// Sent to review because both sides show a wall (`decided_by` `wall:…`).
-    pub walled: bool,
+    /// Sent to review because both sides show a wall (`decided_by` `wall:…`), or
+    /// because neither holds the other's core (`guard:cores-not-shared`).
+    pub guarded: bool,
     /// Decided by the cascade's fetched-only stage (`decided_by` `fetched`),
     /// without the rendered bodies.
     pub fetched_only: bool,
@@ -78,11 +80,12 @@ pub struct Judgement {
 
 impl Judgement {
     /// Whether the pair joins a cluster: decided duplicate, or left to review at
-    /// p ≥ [`UNSURE_JOINS_FROM`] but not for a wall both sides show.
+    /// p ≥ [`UNSURE_JOINS_FROM`] but not by a guard (a wall both sides show, cores
+    /// neither holds).
     pub fn joins(self) -> bool {
         match self.decision {
             Decision::Duplicate => true,
-            Decision::Review => self.p_duplicate >= UNSURE_JOINS_FROM && !self.walled,
+            Decision::Review => self.p_duplicate >= UNSURE_JOINS_FROM && !self.guarded,
             Decision::Distinct => false,
         }
     }
@@ -173,7 +176,7 @@ pub fn plan(members: &[Member], judged: &Judged) -> Plan {
         let identical = Judgement {
             decision: Decision::Duplicate,
             p_duplicate: 1.0,
-            walled: false,
+            guarded: false,
             fetched_only: false,
             core_in_other: Some(1.0),
         };
@@ -538,7 +541,7 @@ pub fn read_judged(path: &Path, judged: &mut Judged) -> Result<()> {
             Judgement {
                 decision,
                 p_duplicate,
-                walled: field(by).starts_with(WALL_PREFIX),
+                guarded: field(by).starts_with(WALL_PREFIX) || field(by) == CORES_NOT_SHARED,
                 fetched_only: field(by) == DECIDED_FETCHED,
                 core_in_other,
             },
@@ -582,7 +585,7 @@ mod tests {
             Judgement {
                 decision,
                 p_duplicate: p,
-                walled: false,
+                guarded: false,
                 fetched_only: false,
                 core_in_other: None,
             },
@@ -622,7 +625,7 @@ mod tests {
             Judgement {
                 decision: Decision::Review,
                 p_duplicate: 0.9,
-                walled: true,
+                guarded: true,
                 fetched_only: false,
                 core_in_other: None,
             },
@@ -764,7 +767,7 @@ mod tests {
         let fetched_only = Judgement {
             decision: Decision::Distinct,
             p_duplicate: 0.05,
-            walled: false,
+            guarded: false,
             fetched_only: true,
             core_in_other: None,
         };
