@@ -341,7 +341,7 @@ fn is_version(line: &str) -> bool {
 }
 
 /// The version of a record read from an ARC file.
-pub const ARC_VERSION: &str = "ARC";
+const ARC_VERSION: &str = "ARC";
 
 /// The WARC headers an ARC record's header line stands for. ARC, the Internet
 /// Archive's format before WARC, gives each record one line, `URL IP-ADDRESS DATE

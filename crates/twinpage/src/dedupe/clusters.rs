@@ -30,14 +30,13 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 
 use super::keep::{self, Facts};
 use crate::document::rows::RowReader;
-use crate::document::wall::WALL_PREFIX;
 use crate::model::Decision;
 use crate::pipeline::cascade::DECIDED_FETCHED;
-use crate::pipeline::score::CORES_NOT_SHARED;
+use crate::pipeline::score::{cores_apart, guarded};
 use twinpage_util::hash::fnv1a;
 use twinpage_util::UnionFind;
 
@@ -53,14 +52,6 @@ pub const UNSURE_JOINS_FROM: f64 = 0.8;
 /// Two members of a cluster judged below this p_duplicate are held apart (a date
 /// line changed scores about 0.49; two halves of one article 0.06–0.21).
 pub const APART_BELOW: f64 = 0.25;
-
-/// Two members the model leans to call distinct (p < 0.5) are held apart, whatever
-/// their p, when neither holds this share of the other's core content
-/// (`core_in_other`): two pages that carry different parts of one article, each a
-/// copy of a page that holds it whole. On the web test split the 36 pairs of pages
-/// 1 and 2 of an article hold 0.00–0.37 of each other's core and score p up to
-/// 0.29 (copies of one page score that too); every duplicate pair holds 0.58 or more.
-pub const CORE_SHARED_BELOW: f64 = 0.5;
 
 /// What a scored pair says.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -96,14 +87,15 @@ impl Judgement {
     }
 
     /// Whether the pair keeps two members of a cluster apart: not decided
-    /// duplicate, and p below [`APART_BELOW`], or below 0.5 with cores that share
-    /// little ([`CORE_SHARED_BELOW`]). A fixed p, not the model's distinct
-    /// threshold: a model's threshold moves as it is retrained (0.21, then 0.29),
-    /// and two copies of one page that a borderline call parts would each be
-    /// turned out of the cluster their copies agree on.
+    /// duplicate, and p below [`APART_BELOW`], or below 0.5 with cores neither
+    /// holds ([`cores_apart`]): two pages carrying different parts of one article,
+    /// each a copy of a page holding it whole, score p up to 0.29, as copies of one
+    /// page do. A fixed p, not the model's distinct threshold: a model's threshold
+    /// moves as it is retrained (0.21, then 0.29), and two copies of one page that a
+    /// borderline call parts would each be turned out of the cluster their copies
+    /// agree on.
     fn apart(self) -> bool {
-        let parts_of_a_whole =
-            self.p_duplicate < 0.5 && self.core_in_other.is_some_and(|c| c < CORE_SHARED_BELOW);
+        let parts_of_a_whole = self.p_duplicate < 0.5 && cores_apart(self.core_in_other);
         !self.sure() && (self.p_duplicate < APART_BELOW || parts_of_a_whole)
     }
 }
@@ -529,19 +521,20 @@ pub fn read_judged(path: &Path, judged: &mut Judged) -> Result<()> {
         let Ok(p_duplicate) = field(p).parse::<f64>() else {
             bail!("{}: p_duplicate `{}` is not a number", at(), field(p));
         };
-        let core_in_other = match core.map(field).filter(|c| !c.is_empty()) {
-            None => None,
-            Some(c) => match c.parse::<f64>() {
-                Ok(c) => Some(c),
-                Err(_) => bail!("{}: core_in_other `{c}` is not a number", at()),
-            },
-        };
+        let core_in_other = core
+            .map(field)
+            .filter(|c| !c.is_empty())
+            .map(|c| {
+                c.parse::<f64>()
+                    .map_err(|_| anyhow!("{}: core_in_other `{c}` is not a number", at()))
+            })
+            .transpose()?;
         judged.insert(
             key(field(html_a), field(html_b)),
             Judgement {
                 decision,
                 p_duplicate,
-                guarded: field(by).starts_with(WALL_PREFIX) || field(by) == CORES_NOT_SHARED,
+                guarded: guarded(field(by)),
                 fetched_only: field(by) == DECIDED_FETCHED,
                 core_in_other,
             },

@@ -12,9 +12,8 @@
 use anyhow::{ensure, Result};
 
 use super::batch::Batch;
-use super::score::{outcome, score, Outcome, CORES_NOT_SHARED, DECIDED_MODEL};
+use super::score::{guarded, outcome, score, Outcome, DECIDED_MODEL};
 use crate::distance::sets::containment;
-use crate::document::wall::WALL_PREFIX;
 use crate::document::{Document, IdfTable, Pair};
 use crate::model::{Decision, Model};
 use crate::signals::Layout;
@@ -103,9 +102,7 @@ fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
     };
     // A pair sent to review for the walls of its fetched bodies, or for fetched cores
     // neither holds, goes on: its rendered bodies may show what the fetched ones hide.
-    let guarded =
-        outcome.decided_by.starts_with(WALL_PREFIX) || outcome.decided_by == CORES_NOT_SHARED;
-    if outcome.decided_by != DECIDED_MODEL && !guarded {
+    if outcome.decided_by != DECIDED_MODEL && !guarded(outcome.decided_by) {
         return false;
     }
     if pair.rendered_stage {

@@ -95,21 +95,37 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
 /// `decided_by` of a pair sent to review because neither side holds the other's core.
 pub const CORES_NOT_SHARED: &str = "guard:cores-not-shared";
 
+/// Pages that hold less than this share of each other's core content
+/// ([`Outcome::core_in_other`]) do not share it: pages 1 and 2 of one article hold
+/// 0.00–0.37 of each other's core on the web test split, every duplicate 0.58 or more.
+pub const CORE_SHARED_BELOW: f64 = 0.5;
+
+/// Whether neither page holds [`CORE_SHARED_BELOW`] of the other's core (unknown
+/// when neither has core content: then not).
+pub fn cores_apart(core_in_other: Option<f64>) -> bool {
+    core_in_other.is_some_and(|c| c < CORE_SHARED_BELOW)
+}
+
+/// Whether a guard, not the model, sent the pair to review: both sides show a wall,
+/// or neither holds the other's core. Such a pair is never joined as a duplicate.
+pub fn guarded(decided_by: &str) -> bool {
+    decided_by.starts_with(wall::WALL_PREFIX) || decided_by == CORES_NOT_SHARED
+}
+
 /// A side's core content of at least this many words is one of its own.
 const OWN_CORE_WORDS: usize = 50;
 
 /// Two pages called duplicates share their core content: a pair whose sides each
-/// carry a core of their own, neither holding half the other's (`core_in_other` <
-/// 0.5), goes to review instead (pages 1 and 2 of one article hold 0.00–0.37 of each
-/// other's core on the web test split, every duplicate 0.58 or more). Record pages
-/// are left to the model: two shops describe one product in words of their own.
+/// carry a core of their own, neither holding half the other's ([`cores_apart`]),
+/// goes to review instead. Record pages are left to the model: two shops describe
+/// one product in words of their own.
 fn cores_shared(outcome: Outcome, bodies: &PairBodies) -> Outcome {
     let (fa, fb) = bodies.fetched;
     let (a, b) = bodies.rendered.unwrap_or(bodies.fetched);
     let own_cores = [a, b].iter().all(|d| d.core_words.len() >= OWN_CORE_WORDS);
     let records = fa.record.is_some() || fb.record.is_some();
-    let shares_little = outcome.core_in_other.is_some_and(|c| c < 0.5);
-    if outcome.decision == Decision::Duplicate && own_cores && shares_little && !records {
+    let apart = cores_apart(outcome.core_in_other);
+    if outcome.decision == Decision::Duplicate && own_cores && apart && !records {
         Outcome {
             decision: Decision::Review,
             decided_by: CORES_NOT_SHARED,
