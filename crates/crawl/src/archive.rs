@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::warc::Records;
+use crate::warc::{BadRecord, Records};
+use twinpage_util::write_atomically;
 
 /// One WARC file: a file of its own, or a stretch of a WACZ.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -24,6 +25,10 @@ pub struct WarcFile {
     /// Where it starts in `path`, and how long it is.
     start: u64,
     len: u64,
+    /// A plain copy of the file, read instead of it, when it is gzipped as one
+    /// stream ([`WarcFile::unzip_if_one_stream`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unzipped: Option<PathBuf>,
 }
 
 impl WarcFile {
@@ -40,6 +45,7 @@ impl WarcFile {
                 name: input.display().to_string(),
                 start: 0,
                 len,
+                unzipped: None,
             }]);
         }
         let file = File::open(input).with_context(|| format!("cannot read {}", input.display()))?;
@@ -65,6 +71,7 @@ impl WarcFile {
                 name: format!("{}/{name}", input.display()),
                 start: entry.data_start(),
                 len: entry.size(),
+                unzipped: None,
             });
         }
         if warcs.is_empty() {
@@ -75,9 +82,43 @@ impl WarcFile {
 
     /// Its records, from the start.
     pub fn records(&self) -> Result<Records<Stretch>> {
-        let stretch = Stretch::open(&self.path, self.start, self.len)
-            .with_context(|| format!("cannot read {}", self.name))?;
+        let stretch = match &self.unzipped {
+            Some(plain) => Stretch::whole(plain),
+            None => Stretch::open(&self.path, self.start, self.len),
+        };
+        let stretch = stretch.with_context(|| format!("cannot read {}", self.name))?;
         Records::new(stretch).with_context(|| format!("cannot read {}", self.name))
+    }
+
+    /// The plain copy its records are read from, when it is gzipped as one stream.
+    pub fn unzipped(&self) -> Option<&Path> {
+        self.unzipped.as_deref()
+    }
+
+    /// When the file is gzipped as one stream (`gzip crawl.warc`; replay tools
+    /// refuse such a file), writes it decompressed to `plain` and reads its records
+    /// from there on, so that each can be reached by its offset: replay reads a
+    /// page's resources one by one, and in one gzip stream each would be
+    /// decompressed again from the start. Its records are then named by their
+    /// offsets in the decompressed file (`NAME (unzipped)#OFFSET`). Returns whether
+    /// it did, and the faults of the gzip stream (offset in the file, why).
+    pub fn unzip_if_one_stream(&mut self, plain: &Path) -> Result<(bool, Vec<BadRecord>)> {
+        if self.unzipped.is_some() || !self.records()?.gzipped_as_one_stream() {
+            return Ok((false, Vec::new()));
+        }
+        if let Some(folder) = plain.parent() {
+            std::fs::create_dir_all(folder)
+                .with_context(|| format!("cannot create {}", folder.display()))?;
+        }
+        let mut faults = Vec::new();
+        write_atomically(plain, |out| {
+            faults = self.records()?.unzip(out)?;
+            Ok(())
+        })
+        .with_context(|| format!("cannot unzip {} into {}", self.name, plain.display()))?;
+        self.name = format!("{} (unzipped)", self.name);
+        self.unzipped = Some(plain.to_path_buf());
+        Ok((true, faults))
     }
 }
 
@@ -121,6 +162,11 @@ pub struct Stretch {
 }
 
 impl Stretch {
+    fn whole(path: &Path) -> io::Result<Stretch> {
+        let len = std::fs::metadata(path)?.len();
+        Stretch::open(path, 0, len)
+    }
+
     fn open(path: &Path, start: u64, len: u64) -> io::Result<Stretch> {
         let mut file = File::open(path)?;
         file.seek(SeekFrom::Start(start))?;

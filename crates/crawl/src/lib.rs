@@ -16,7 +16,8 @@
 //!   (an ARC record is read as the WARC record it stands for);
 //! - `http.rs` reads the HTTP response a record holds (chunks, content encodings),
 //!   as leniently as replay tools: a crawl records what servers sent;
-//! - `archive.rs` finds the WARC files of an input (a WARC, or those of a WACZ);
+//! - `archive.rs` finds the WARC files of an input (a WARC, or those of a WACZ), and
+//!   unzips once a WARC gzipped as one stream, whose records no offset reaches;
 //! - `read.rs` turns records into pages and captures, revisits into their payloads;
 //! - `index.rs` finds a crawl's response to a URL, as replay tools match it.
 

@@ -109,8 +109,14 @@ pub struct Crawl {
 /// Reads every input (WARC, gzipped or not; WACZ; JSONL of `{"url", "html"}`),
 /// handing each page to `each` as it is read. Fails only when an input cannot be
 /// opened at all or `each` fails; a bad record or line goes to
-/// [`Crawl::unreadable`] and the reading goes on.
-pub fn read_crawl(inputs: &[PathBuf], mut each: impl FnMut(Page) -> Result<()>) -> Result<Crawl> {
+/// [`Crawl::unreadable`] and the reading goes on. A WARC gzipped as one stream is
+/// first written unzipped into the folder `unzip_to`, and read from there
+/// ([`WarcFile::unzip_if_one_stream`]).
+pub fn read_crawl(
+    inputs: &[PathBuf],
+    unzip_to: &Path,
+    mut each: impl FnMut(Page) -> Result<()>,
+) -> Result<Crawl> {
     let mut crawl = Crawl::default();
     for input in inputs {
         if is_jsonl(input) {
@@ -118,6 +124,12 @@ pub fn read_crawl(inputs: &[PathBuf], mut each: impl FnMut(Page) -> Result<()>) 
         } else {
             crawl.files.extend(WarcFile::of(input)?);
         }
+    }
+    for (i, file) in crawl.files.iter_mut().enumerate() {
+        let name = file.name.clone();
+        let (_, faults) = file.unzip_if_one_stream(&unzip_to.join(format!("{i}.warc")))?;
+        let faults = faults.into_iter();
+        (crawl.unreadable).extend(faults.map(|f| format!("{name}#{}: {}", f.offset, f.reason)));
     }
     for file in 0..crawl.files.len() {
         read_warc(file, &mut crawl, &mut each)?;
@@ -482,7 +494,7 @@ mod tests {
         let path = dir.path().join("crawl.warc");
         std::fs::write(&path, warc).unwrap();
         let mut pages = Vec::new();
-        let crawl = read_crawl(&[path], |page| {
+        let crawl = read_crawl(&[path], dir.path(), |page| {
             pages.push(page);
             Ok(())
         })

@@ -7,9 +7,10 @@
 //! the next `WARC/` line), and the offset of every record is known, in the
 //! compressed file, so that a page's resources can later be read by seeking there.
 //! A gzipped WARC is a gzip member per record (some writers put several records in
-//! one member: those records share the member's offset).
+//! one member: those records share the member's offset; a file gzipped as one
+//! stream is unzipped once instead, see `archive.rs`).
 
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 
 use flate2::bufread::GzDecoder;
 
@@ -112,6 +113,42 @@ impl<R: Read + Seek> Records<R> {
             Some(Err(e)) if e.offset == offset => Err(e),
             _ => Err(bad("no record starts there".into())),
         }
+    }
+
+    /// Whether the file is gzipped and its first gzip member holds more than one
+    /// record: the whole file gzipped as one stream (`gzip crawl.warc`), say. The
+    /// records of such a member cannot be reached by seeking: each would be found
+    /// again by decompressing the member from its start.
+    pub fn gzipped_as_one_stream(&mut self) -> bool {
+        if !self.gzipped {
+            return false;
+        }
+        let mut member = BufReader::new(GzDecoder::new(&mut self.input));
+        matches!(read_record(&mut member, 0), Ok(Some(_)))
+            && skip_blank_lines(&mut member).is_ok()
+            && !at_end(&mut member)
+    }
+
+    /// Writes the file's gzip members, decompressed one after the other, to `out`:
+    /// a plain WARC of the same records. A member that cannot be decompressed keeps
+    /// what it gave before the fault, and the next member is found by its magic
+    /// bytes; each fault is returned with the offset of its member.
+    pub fn unzip(mut self, out: &mut dyn Write) -> io::Result<Vec<BadRecord>> {
+        self.input.seek(SeekFrom::Start(0))?;
+        let mut faults = Vec::new();
+        while !at_end(&mut self.input) {
+            let offset = self.position();
+            if let Err(e) = copy_member(&mut self.input, out)? {
+                faults.push(BadRecord {
+                    offset,
+                    reason: format!(
+                        "the gzip stream breaks ({e}): what it held from there to the next gzip member is lost"
+                    ),
+                });
+                self.skip_to_next(offset + 1, &GZIP_MAGIC);
+            }
+        }
+        Ok(faults)
     }
 
     fn position(&mut self) -> u64 {
@@ -234,6 +271,21 @@ impl<R: Read + Seek> Iterator for Records<R> {
                 self.skip_past_next_record_start(offset);
                 Some(Err(BadRecord { offset, reason }))
             }
+        }
+    }
+}
+
+/// Decompresses one gzip member from `input` to `out`. A fault of the member is
+/// the inner error (what came before it is written); a fault of `out` the outer.
+fn copy_member(input: &mut impl BufRead, out: &mut dyn Write) -> io::Result<io::Result<()>> {
+    let mut member = GzDecoder::new(input);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match member.read(&mut buf) {
+            Ok(0) => return Ok(Ok(())),
+            Ok(n) => out.write_all(&buf[..n])?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Ok(Err(e)),
         }
     }
 }

@@ -51,7 +51,8 @@ fn records(name: &str) -> (Vec<Listed>, Vec<(u64, String)>) {
 fn pages(inputs: &[&str]) -> (Vec<Page>, twinpage_crawl::Crawl) {
     let inputs: Vec<PathBuf> = inputs.iter().map(|n| fixture(n)).collect();
     let mut pages = Vec::new();
-    let crawl = read_crawl(&inputs, |page| {
+    let unzipped = tempfile::tempdir().unwrap();
+    let crawl = read_crawl(&inputs, unzipped.path(), |page| {
         pages.push(page);
         Ok(())
     })
@@ -178,12 +179,22 @@ fn archives_of_other_writers_are_read_as_replay_tools_read_them() {
     assert!(text(original).starts_with("<!doctype html>"));
     assert_eq!(revisit.body, original.body);
     assert_eq!(revisit.payload_from.as_ref(), Some(&original.source));
-    // One gzip member: every record starts at offset 0, and the revisit still finds
-    // its original, not the file's first record.
+    // One gzip member for the whole file: read from a copy unzipped once, each
+    // record named by its own offset there, and the revisit finds its original.
     let (whole, crawl) = read("example-bad-non-chunked.warc.gz");
     assert!(crawl.unreadable.is_empty(), "{:?}", crawl.unreadable);
     assert_eq!(whole.len(), 2);
     assert!(whole.iter().all(|p| p.body == original.body));
+    assert!(crawl.files[0].unzipped().is_some());
+    for page in &whole {
+        assert!(
+            page.source.contains("non-chunked.warc.gz (unzipped)#"),
+            "{}",
+            page.source
+        );
+    }
+    assert_ne!(whole[0].source, whole[1].source);
+    assert_eq!(whole[1].payload_from.as_ref(), Some(&whole[0].source));
     for name in ["example-trunc.warc", "example.arc", "example.arc.gz"] {
         let (pages, crawl) = read(name);
         assert!(
@@ -296,4 +307,82 @@ fn replay_finds_a_response_as_replay_tools_match_it() {
     assert_eq!(capture.url, "http://twinpage.test/article.html");
     assert_eq!(response.status, 200);
     assert!(String::from_utf8_lossy(&response.body).contains("Harbour ferry terminal"));
+}
+
+/// `gzip crawl.warc`: the whole file as one gzip stream, cut after `keep` bytes.
+fn gzipped_as_one_stream(plain: &str, keep: Option<usize>, dir: &std::path::Path) -> PathBuf {
+    use std::io::Write;
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(&std::fs::read(fixture(plain)).unwrap())
+        .unwrap();
+    let mut bytes = gzip.finish().unwrap();
+    bytes.truncate(keep.unwrap_or(bytes.len()));
+    let path = dir.join(format!("{plain}.gz"));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn a_warc_gzipped_as_one_stream_is_read_from_a_copy_unzipped_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let one_stream = gzipped_as_one_stream("wget-plain.warc", None, dir.path());
+    let unzipped = dir.path().join("unzipped");
+    let mut pages = Vec::new();
+    let crawl = read_crawl(std::slice::from_ref(&one_stream), &unzipped, |page| {
+        pages.push(page);
+        Ok(())
+    })
+    .unwrap();
+    assert!(crawl.unreadable.is_empty(), "{:?}", crawl.unreadable);
+    let plain = crawl.files[0].unzipped().expect("unzipped").to_path_buf();
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(fixture("wget-plain.warc")).unwrap()
+    );
+    // The pages of the plain file, each named by its offset in the copy, as a CDX
+    // index of the plain file names it.
+    let (plain_pages, _) = self::pages(&["wget-plain.warc"]);
+    assert_eq!(pages.len(), plain_pages.len());
+    for (page, of_plain) in pages.iter().zip(&plain_pages) {
+        assert_eq!((&page.url, &page.body), (&of_plain.url, &of_plain.body));
+        let offset = |source: &str| source.rsplit('#').next().unwrap().to_string();
+        assert_eq!(offset(&page.source), offset(&of_plain.source));
+        assert!(
+            page.source
+                .starts_with(&format!("{} (unzipped)#", one_stream.display())),
+            "{}",
+            page.source
+        );
+    }
+    // Replay reads a resource at its offset in the copy.
+    let index = twinpage_crawl::Index::new(&crawl);
+    let (_, script) = index
+        .response("http://twinpage.test/static/app.js?v=123")
+        .unwrap();
+    assert!(String::from_utf8_lossy(&script.body).contains("Old rail bridge"));
+
+    // Cut short: the records before the cut are read, the fault is named by the
+    // gzip stream's offset, and the record it cut by its offset in the copy.
+    let whole = std::fs::metadata(&one_stream).unwrap().len() as usize;
+    let cut = gzipped_as_one_stream("wget-plain.warc", Some(whole * 2 / 3), dir.path());
+    let mut read = Vec::new();
+    let crawl = read_crawl(std::slice::from_ref(&cut), &unzipped, |page| {
+        read.push(page.url);
+        Ok(())
+    })
+    .unwrap();
+    assert!(read.len() >= 3 && read.len() < pages.len(), "{read:?}");
+    let name = cut.display().to_string();
+    assert!(
+        crawl.unreadable[0].starts_with(&format!("{name}#0: the gzip stream breaks")),
+        "{:?}",
+        crawl.unreadable
+    );
+    assert!(
+        crawl.unreadable[1..]
+            .iter()
+            .all(|u| u.starts_with(&format!("{name} (unzipped)#"))),
+        "{:?}",
+        crawl.unreadable
+    );
 }

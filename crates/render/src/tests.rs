@@ -831,13 +831,19 @@ fn crawl_fixture(name: &str) -> PathBuf {
 fn a_page_from_a_crawl_runs_the_script_archived_with_it_and_a_lone_copy_does_not() {
     use crate::replay::ReplayOf;
     let mut app = None;
-    let crawl = twinpage_crawl::read_crawl(&[crawl_fixture("wget.warc.gz")], |page| {
+    let unzipped = tempfile::tempdir().expect("temporary folder");
+    let read = |input: PathBuf, each: &mut dyn FnMut(twinpage_crawl::Page)| {
+        twinpage_crawl::read_crawl(&[input], unzipped.path(), |page| {
+            each(page);
+            Ok(())
+        })
+        .expect("the crawl reads")
+    };
+    let crawl = read(crawl_fixture("wget.warc.gz"), &mut |page| {
         if page.url.ends_with("/app.html") {
             app = Some(page);
         }
-        Ok(())
-    })
-    .expect("the crawl reads");
+    });
     let app = app.expect("the crawl holds app.html");
     // The page's own script is `/static/app.js?v=123`, archived beside it.
     assert!(String::from_utf8_lossy(&app.body).contains("/static/app.js?v=123"));
@@ -854,6 +860,29 @@ fn a_page_from_a_crawl_runs_the_script_archived_with_it_and_a_lone_copy_does_not
         replayed
             .visible_text
             .contains("Old rail bridge to close for six weeks"),
+        "{}",
+        replayed.visible_text
+    );
+    // The same crawl gzipped as one stream (`gzip crawl.warc`), whose script is
+    // read from the copy unzipped once.
+    let one_stream = unzipped.path().join("one-stream.warc.gz");
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(
+        &mut gzip,
+        &std::fs::read(crawl_fixture("wget-plain.warc")).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(&one_stream, gzip.finish().unwrap()).unwrap();
+    let crawl = read(one_stream, &mut |_| {});
+    assert!(crawl.files[0].unzipped().is_some(), "{:?}", crawl.files);
+    let one_stream = ReplayOf {
+        archive: std::sync::Arc::new(twinpage_crawl::Index::new(&crawl)),
+        archive_id: "one-stream.warc.gz".into(),
+        ..replay.clone()
+    };
+    let replayed = renderer.replay(&document, &one_stream).expect("replays");
+    assert!(
+        replayed.visible_text.contains("Old rail bridge to close"),
         "{}",
         replayed.visible_text
     );

@@ -26,6 +26,8 @@ pub const READ_REPORT: &str = "read.json";
 /// Where every archived response is (URL → file and offset), for replay.
 pub const INDEX: &str = "index.json";
 const PAGES: &str = "pages";
+/// Plain copies of WARC files gzipped as one stream, read instead of them.
+const UNZIPPED: &str = "unzipped";
 
 /// What reading found.
 #[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
@@ -45,7 +47,7 @@ pub fn read_into(inputs: &[PathBuf], run: &RunFolder) -> Result<ReadReport> {
     std::fs::create_dir_all(&pages)
         .with_context(|| format!("cannot create {}", pages.display()))?;
     let mut rows: Vec<[String; 5]> = Vec::new();
-    let crawl = read_crawl(inputs, |page| {
+    let crawl = read_crawl(inputs, &run.path(UNZIPPED), |page| {
         let body = page.fetched_body();
         let name = format!("{}.html", &blake3::hash(&body).to_hex()[..20]);
         let path = pages.join(&name);
@@ -58,6 +60,15 @@ pub fn read_into(inputs: &[PathBuf], run: &RunFolder) -> Result<ReadReport> {
         }
         Ok(())
     })?;
+    for file in crawl.files.iter() {
+        if let Some(plain) = file.unzipped() {
+            eprintln!(
+                "twinpage: dedupe: {} is gzipped as one stream (not a member per record), so its records were read from a copy unzipped once, {}; sources give offsets in that copy",
+                file.path.display(),
+                plain.display()
+            );
+        }
+    }
     // The crawl's index is kept, so its pages replay without reading it again.
     let index = Index::new(&crawl);
     write_atomically(&run.path(INDEX), |w| index.write(w))?;
