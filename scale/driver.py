@@ -35,6 +35,9 @@ SKETCH_COLUMNS = ["url", "html", "rendered", "domain", "status", "words", "bands
 # The texts a sketch may band, by the prefix of their columns: core content (or the one
 # text chosen), then the whole visible text (with --text both).
 TEXT_PREFIXES = ["", "visible_"]
+# Of the pairs only the visible text finds, each document keeps its nearest
+# (NEAREST_BY_VISIBLE_TEXT in crates/twinpage/src/candidates/sketch.rs).
+NEAREST_BY_VISIBLE_TEXT = 8
 # What `twinpage settle place` reads of a judged pair, and writes per document.
 JUDGED_COLUMNS = ["html_a", "html_b", "p_duplicate", "decision", "decided_by", "core_in_other"]
 PLACE_COLUMNS = ["cluster", "keep", "joined", "why", "url", "source", "html"]
@@ -384,7 +387,7 @@ def candidates(sc, skip_bad, binary, docs, out, plan, sketch_options, verify_opt
     verified = None
     for prefix in TEXT_PREFIXES:
         found = verified_pairs(ok, prefix, binary, verify_options)
-        verified = found if verified is None else verified.union(found.subtractByKey(verified))
+        verified = found if verified is None else verified.union(nearest(found.subtractByKey(verified)))
         verified = verified.persist()
 
     rendered = not ok.filter(lambda s: s[1]["side"][2]).isEmpty()
@@ -418,6 +421,18 @@ def verified_pairs(ok, prefix, binary, verify_options):
                 .map(lambda x: (x[0], *(d for _, d in sorted(x[1])))))
     return (verified.mapPartitions(lambda part: verify_partition(part, binary, verify_options))
             .map(lambda v: (v[0], v[1:])))
+
+
+def nearest(pairs, k=NEAREST_BY_VISIBLE_TEXT):
+    """The pairs (pair, (side a, side b, evidence)) among the `k` closest of either
+    document by their evidence (ties by pair), as `candidates --text both` keeps the
+    pairs only the visible text finds."""
+    ends = pairs.flatMap(lambda p: [(end, (-float(p[1][2]), p[0])) for end in p[0]])
+    kept = (ends.groupByKey()
+            .flatMap(lambda kv: (pair for _, pair in sorted(kv[1])[:k]))
+            .distinct()
+            .map(lambda pair: (pair, None)))
+    return pairs.join(kept).mapValues(lambda v: v[0])
 
 
 def verify_partition(part, binary, verify_options):

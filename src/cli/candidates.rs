@@ -36,7 +36,8 @@ pub struct Args {
         CORE_TEXT,
         VISIBLE_TEXT,
         ("both", "each of the two fingerprinted, a pair found on either kept (as `dedupe` \
-            does; a pair's evidence is its core content's when both find it)"),
+            does; a pair's evidence is its core content's when both find it), and of the pairs \
+            only the visible text finds, each document's 8 nearest"),
     ]))]
     text: TextChoice,
     #[command(flatten)]

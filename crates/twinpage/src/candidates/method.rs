@@ -71,6 +71,12 @@ pub trait Method: Send + Sync {
     /// Every candidate pair among `sketches` (document number = position; those
     /// without words take part in none), sorted: exactly the pairs `judge` accepts.
     fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>>;
+    /// How alike a pair's evidence says its documents are, higher for closer: by
+    /// default its first evidence value (a Jaccard estimate, shared values).
+    fn closeness(&self, evidence: &[String]) -> f64 {
+        let first = evidence.first().and_then(|v| v.parse().ok());
+        first.unwrap_or(f64::NEG_INFINITY)
+    }
 }
 
 /// A method as the command line offers it.

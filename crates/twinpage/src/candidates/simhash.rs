@@ -114,6 +114,12 @@ impl Method for Simhash {
             })
             .collect())
     }
+
+    /// The fewer bits apart, the closer.
+    fn closeness(&self, evidence: &[String]) -> f64 {
+        let distance = evidence.first().and_then(|d| d.parse::<f64>().ok());
+        distance.map_or(f64::NEG_INFINITY, |d| -d)
+    }
 }
 
 /// Pairs within the layout's distance among the sketches with words, by the
