@@ -11,8 +11,9 @@ duplicate finder. Writes OUT/pages/NNNNN.html and OUT/docs.csv (url,html).
                           [--pages 2000] [--out /tmp/one-site] [--seed 1] [--data DIR]
     twinpage dedupe /tmp/one-site/docs.csv --out /tmp/one-site/run --no-render
 
-No pair is a duplicate: every cluster `dedupe` makes is a wrong join. Python 3
-standard library only.
+No pair is a duplicate: every cluster `dedupe` makes is a wrong join. A template
+whose <p> elements hold under 10 % of its words keeps its article elsewhere (its
+pages would be near-copies of it) and is refused. Python 3 standard library only.
 """
 
 import argparse
@@ -39,6 +40,13 @@ def sentences(data):
     return list(dict.fromkeys(found))
 
 
+def words_in_paragraphs(page):
+    """The share of a page's words (scripts and styles aside) that its <p> elements hold."""
+    page = re.sub(r"<(script|style)\b.*?</\1>", "", page, flags=re.S)
+    count = lambda text: len(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
+    return sum(count(m.group(2)) for m in PARAGRAPH.finditer(page)) / max(count(page), 1)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--template", default=f"{DATA}/readability/tmz-1/source.html")
@@ -52,6 +60,11 @@ def main():
     random.shuffle(pool)
     template = open(args.template, encoding="utf-8", errors="replace").read()
     paragraphs = list(PARAGRAPH.finditer(template))
+    share = words_in_paragraphs(template)
+    if share < 0.1:
+        raise SystemExit(f"{args.template}: its <p> elements hold {share:.0%} of its words (its article lies elsewhere), so its pages "
+                         "would share the rest (near-copies, not one site's different articles): "
+                         "choose another template")
     os.makedirs(f"{args.out}/pages", exist_ok=True)
     taken, rows = 0, []
     for i in range(args.pages):
@@ -74,7 +87,8 @@ def main():
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["url", "html"])
         w.writerows(rows)
-    print(f"{args.pages} pages on {len(paragraphs)} paragraphs of {args.template}; {taken} sentences used, each once")
+    print(f"{args.pages} pages on {len(paragraphs)} paragraphs of {args.template} ({share:.0%} of its words); "
+          f"{taken} sentences used, each once")
 
 
 if __name__ == "__main__":
