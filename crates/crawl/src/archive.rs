@@ -100,11 +100,11 @@ impl WarcFile {
     /// from there on, so that each can be reached by its offset: replay reads a
     /// page's resources one by one, and in one gzip stream each would be
     /// decompressed again from the start. Its records are then named by their
-    /// offsets in the decompressed file (`NAME (unzipped)#OFFSET`). Returns whether
-    /// it did, and the faults of the gzip stream (offset in the file, why).
-    pub fn unzip_if_one_stream(&mut self, plain: &Path) -> Result<(bool, Vec<BadRecord>)> {
+    /// offsets in the decompressed file (`NAME (unzipped)#OFFSET`). Returns the
+    /// faults of the gzip stream (offset in the file, why).
+    pub fn unzip_if_one_stream(&mut self, plain: &Path) -> Result<Vec<BadRecord>> {
         if self.unzipped.is_some() || !self.records()?.gzipped_as_one_stream() {
-            return Ok((false, Vec::new()));
+            return Ok(Vec::new());
         }
         if let Some(folder) = plain.parent() {
             std::fs::create_dir_all(folder)
@@ -118,7 +118,7 @@ impl WarcFile {
         .with_context(|| format!("cannot unzip {} into {}", self.name, plain.display()))?;
         self.name = format!("{} (unzipped)", self.name);
         self.unzipped = Some(plain.to_path_buf());
-        Ok((true, faults))
+        Ok(faults)
     }
 }
 

@@ -127,9 +127,10 @@ pub fn read_crawl(
     }
     for (i, file) in crawl.files.iter_mut().enumerate() {
         let name = file.name.clone();
-        let (_, faults) = file.unzip_if_one_stream(&unzip_to.join(format!("{i}.warc")))?;
-        let faults = faults.into_iter();
-        (crawl.unreadable).extend(faults.map(|f| format!("{name}#{}: {}", f.offset, f.reason)));
+        let faults = file.unzip_if_one_stream(&unzip_to.join(format!("{i}.warc")))?;
+        crawl
+            .unreadable
+            .extend(faults.iter().map(|f| f.named(&name)));
     }
     for file in 0..crawl.files.len() {
         read_warc(file, &mut crawl, &mut each)?;
@@ -154,9 +155,7 @@ fn read_warc(
         let record = match record {
             Ok(record) => record,
             Err(bad) => {
-                crawl
-                    .unreadable
-                    .push(format!("{name}#{}: {}", bad.offset, bad.reason));
+                crawl.unreadable.push(bad.named(&name));
                 continue;
             }
         };

@@ -69,6 +69,13 @@ pub struct BadRecord {
     pub reason: String,
 }
 
+impl BadRecord {
+    /// `FILE#OFFSET: why`, as a crawl's unreadable records are listed.
+    pub fn named(&self, file: &str) -> String {
+        format!("{file}#{}: {}", self.offset, self.reason)
+    }
+}
+
 /// The records of one WARC file, gzipped or plain (told by its first bytes); or of
 /// an ARC file, the format WARC replaced.
 pub struct Records<R: Read + Seek> {
