@@ -35,8 +35,9 @@ SKETCH_COLUMNS = ["url", "html", "rendered", "domain", "status", "words", "bands
 # The texts a sketch may band, by the prefix of their columns: core content (or the one
 # text chosen), then the whole visible text (with --text both).
 TEXT_PREFIXES = ["", "visible_"]
-# Of the pairs only the visible text finds, each document keeps its nearest
-# (NEAREST_BY_VISIBLE_TEXT in crates/twinpage/src/candidates/sketch.rs).
+# With --text both, each document keeps its nearest of the pairs its core finds, and of
+# those only the visible text finds (as in crates/twinpage/src/candidates/sketch.rs).
+NEAREST_BY_CORE = 32
 NEAREST_BY_VISIBLE_TEXT = 8
 # What `twinpage settle place` reads of a judged pair, and writes per document.
 JUDGED_COLUMNS = ["html_a", "html_b", "p_duplicate", "decision", "decided_by", "core_in_other"]
@@ -383,12 +384,14 @@ def candidates(sc, skip_bad, binary, docs, out, plan, sketch_options, verify_opt
     say(f"{sketches.count()} documents sketched")
 
     ok = sketches.filter(lambda s: s[1]["status"] == "ok")
-    # A pair both texts find keeps the evidence of the first (as `candidates` keeps it).
-    verified = None
-    for prefix in TEXT_PREFIXES:
-        found = verified_pairs(ok, prefix, binary, verify_options)
-        verified = found if verified is None else verified.union(nearest(found.subtractByKey(verified)))
-        verified = verified.persist()
+    core = verified_pairs(ok, TEXT_PREFIXES[0], binary, verify_options).persist()
+    verified = core
+    if "both" in sketch_options:
+        # Each document's nearest on either text; a pair both texts find keeps the
+        # evidence of the core (as `candidates --text both` keeps them).
+        visible = verified_pairs(ok, TEXT_PREFIXES[1], binary, verify_options)
+        verified = nearest(core, NEAREST_BY_CORE).union(
+            nearest(visible.subtractByKey(core), NEAREST_BY_VISIBLE_TEXT)).persist()
 
     rendered = not ok.filter(lambda s: s[1]["side"][2]).isEmpty()
     extra = [h for i, h in enumerate(header) if i not in document_columns(header)]
@@ -423,10 +426,9 @@ def verified_pairs(ok, prefix, binary, verify_options):
             .map(lambda v: (v[0], v[1:])))
 
 
-def nearest(pairs, k=NEAREST_BY_VISIBLE_TEXT):
+def nearest(pairs, k):
     """The pairs (pair, (side a, side b, evidence)) among the `k` closest of either
-    document by their evidence (ties by pair), as `candidates --text both` keeps the
-    pairs only the visible text finds."""
+    document by their evidence (ties by pair), as `candidates --text both` keeps them."""
     ends = pairs.flatMap(lambda p: [(end, (-float(p[1][2]), p[0])) for end in p[0]])
     kept = (ends.groupByKey()
             .flatMap(lambda kv: (pair for _, pair in sorted(kv[1])[:k]))

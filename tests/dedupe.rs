@@ -393,3 +393,71 @@ fn pages_of_a_docs_csv_are_fingerprinted_as_their_stored_renders_show_them() {
     assert_eq!(rows.len(), 1, "{stored}");
     assert!(rows[0].starts_with("u:a,u:b,"), "{stored}");
 }
+
+/// One article at `n` URLs, each copy with its own line of the day's headlines: a
+/// group of near-copies, as a tracking parameter or a calendar makes them.
+fn near_copies(dir: &Path, n: usize) -> PathBuf {
+    let article = "The harbour board voted on Tuesday to rebuild the north pier before winter, after \
+        divers found the oak piles under the fish market rotted through in two places. Work starts \
+        in September and the market moves to the car park for eleven weeks. Fishermen asked for \
+        the slipway to stay open at night; the board agreed to light it and post a warden. The cost, \
+        a little over two million, comes from the port reserve and a grant from the county. The \
+        engineers expect the new piles, of concrete sleeved in steel, to last eighty years, twice \
+        as long as the oak, and the deck will be raised half a metre against the spring tides that \
+        flooded the market twice last year. Traders will pay no rent while they are in the car park.";
+    let mut docs = String::from("url,html\n");
+    for i in 0..n {
+        let headlines = format!(
+            "Today {i}: lifeboat drill number {} at the point, tide table page {}.",
+            i * 7 % 101,
+            i * 13 % 97
+        );
+        let page = format!(
+            "<html><head><title>North pier to be rebuilt</title></head><body><nav>Home News Sport</nav>\
+             <article><h1>North pier to be rebuilt</h1><p>{article}</p></article>\
+             <aside><p>{headlines}</p></aside></body></html>"
+        );
+        std::fs::write(dir.join(format!("{i}.html")), page).unwrap();
+        docs += &format!("http://harbour.test/pier?utm_source=feed{i},{i}.html\n");
+    }
+    std::fs::write(dir.join("docs.csv"), docs).unwrap();
+    dir.join("docs.csv")
+}
+
+#[test]
+fn a_group_of_near_copies_is_one_cluster_without_scoring_every_pair_of_it() {
+    let n = 120;
+    let dir = tempfile::tempdir().unwrap();
+    let docs = near_copies(dir.path(), n);
+    let out = dir.path().join("run");
+    let run = twinpage()
+        .args([
+            "dedupe",
+            "--no-render",
+            "--model",
+            "models/fetched-only.json",
+        ])
+        .arg(&docs)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // Each document keeps its 32 nearest (NEAREST_BY_CORE): at most 32 n pairs
+    // of the n (n - 1) / 2 its cores find.
+    let found = std::fs::read_to_string(out.join("candidates.csv")).unwrap();
+    let found = found.lines().count() - 1;
+    assert!(found <= 32 * n && found < n * (n - 1) / 2, "{found}");
+    // The members never paired with the center are judged against it, and join.
+    let rows = clusters(&out);
+    assert_eq!(rows.len(), n);
+    assert!(
+        rows.iter().all(|r| r["cluster"] == rows[0]["cluster"]),
+        "{rows:?}"
+    );
+    assert_eq!(rows.iter().filter(|r| r["keep"] == "1").count(), 1);
+}

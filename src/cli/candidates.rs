@@ -37,7 +37,8 @@ pub struct Args {
         VISIBLE_TEXT,
         ("both", "each of the two fingerprinted, a pair found on either kept (as `dedupe` \
             does; a pair's evidence is its core content's when both find it), and of the pairs \
-            only the visible text finds, each document's 8 nearest"),
+            only the visible text finds, each document's 8 nearest; of those the core finds, its 32 \
+            nearest"),
     ]))]
     text: TextChoice,
     #[command(flatten)]

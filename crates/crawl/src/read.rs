@@ -3,7 +3,9 @@
 //! A page is an HTML response the crawler got (status 200), from a `response` or
 //! `resource` record, or from a `revisit` record, which stands for the payload of
 //! the record it repeats (found by the URI and date it refers to, else by payload
-//! digest, in any of the inputs). Everything else archived (scripts, styles,
+//! digest, in any of the inputs); a revisit whose server answered 304 Not Modified
+//! (the `server-not-modified` profile) is a capture of the original, with its
+//! status. Everything else archived (scripts, styles,
 //! images, redirects) is a capture kept for replay. A record that cannot be read is
 //! reported as `FILE#OFFSET: why` and the reading goes on.
 
@@ -310,6 +312,10 @@ fn originals_by<'a, K: std::hash::Hash + Eq>(
         .collect()
 }
 
+/// The status of a revisit whose server said the page had not changed since the
+/// capture it refers to: it stands for that capture, status and all.
+const NOT_MODIFIED: u16 = 304;
+
 /// Each revisit of a page, with the payload of the record it repeats.
 fn resolve_revisits(crawl: &mut Crawl, each: &mut impl FnMut(Page) -> Result<()>) -> Result<()> {
     let originals = originals_by(&crawl.captures, |c| {
@@ -319,7 +325,7 @@ fn resolve_revisits(crawl: &mut Crawl, each: &mut impl FnMut(Page) -> Result<()>
     let by_digest = originals_by(&crawl.captures, |c| c.digest.as_deref());
     let mut found = Vec::new();
     for (i, revisit) in crawl.captures.iter().enumerate() {
-        if revisit.kind != Kind::Revisit || revisit.status != 200 {
+        if revisit.kind != Kind::Revisit || ![200, NOT_MODIFIED].contains(&revisit.status) {
             continue;
         }
         let (uri, date) = revisit.refers_to.as_ref().expect("a revisit has a target");
@@ -361,6 +367,10 @@ fn resolve_revisits(crawl: &mut Crawl, each: &mut impl FnMut(Page) -> Result<()>
             }
         };
         let capture = Capture {
+            status: match revisit.status {
+                NOT_MODIFIED => original.status,
+                status => status,
+            },
             media_type: revisit.media_type.clone().or(original.media_type.clone()),
             ..revisit
         };
@@ -438,7 +448,7 @@ mod tests {
     }
 
     #[test]
-    fn revisits_find_their_original_by_record_id_or_by_a_date_to_the_second() {
+    fn revisits_find_their_original_by_record_id_or_by_a_date_to_the_second_and_stand_for_it() {
         let page = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>The page</html>";
         let warc = [
             // A DNS lookup, as Heritrix writes one per host: not a page, not an error.
@@ -487,6 +497,29 @@ mod tests {
                 ],
                 "",
             ),
+            // The server said 304 Not Modified (Heritrix's server-not-modified
+            // profile): the original's page, with its status.
+            record(
+                &[
+                    ("WARC-Type", "revisit"),
+                    ("WARC-Target-URI", "http://x.test/"),
+                    ("WARC-Date", "2020-02-01T00:00:00Z"),
+                    ("WARC-Refers-To", "<urn:uuid:original>"),
+                    (
+                        "WARC-Profile",
+                        "http://netpreserve.org/warc/1.0/revisit/server-not-modified",
+                    ),
+                ],
+                "HTTP/1.1 304 Not Modified\r\nETag: \"1\"\r\n\r\n",
+            ),
+            // A revisit of a redirect is no page.
+            record(
+                &[
+                    ("WARC-Type", "revisit"),
+                    ("WARC-Target-URI", "http://x.test/old"),
+                ],
+                "HTTP/1.1 301 Moved Permanently\r\nLocation: /\r\n\r\n",
+            ),
         ]
         .concat();
         let dir = tempfile::tempdir().unwrap();
@@ -499,8 +532,13 @@ mod tests {
         })
         .unwrap();
         assert!(crawl.unreadable.is_empty(), "{:?}", crawl.unreadable);
-        assert_eq!(pages.len(), 3, "{pages:?}");
+        assert_eq!(pages.len(), 4, "{pages:?}");
         assert!(pages.iter().all(|p| p.body == b"<html>The page</html>"));
-        assert_eq!(pages.iter().filter(|p| p.payload_from.is_some()).count(), 2);
+        assert!(pages.iter().all(|p| p.status == 200));
+        assert_eq!(pages.iter().filter(|p| p.payload_from.is_some()).count(), 3);
+        let not_modified = pages
+            .iter()
+            .find(|p| p.date.as_deref() == Some("2020-02-01T00:00:00Z"));
+        assert!(not_modified.is_some(), "{pages:?}");
     }
 }
