@@ -384,12 +384,14 @@ def candidates(sc, skip_bad, binary, docs, out, plan, sketch_options, verify_opt
     say(f"{sketches.count()} documents sketched")
 
     ok = sketches.filter(lambda s: s[1]["status"] == "ok")
-    core = verified_pairs(ok, TEXT_PREFIXES[0], binary, verify_options).persist()
+    both = "both" in sketch_options
+    core = verified_pairs(ok, TEXT_PREFIXES[0], binary, verify_options,
+                          NEAREST_BY_CORE if both else None).persist()
     verified = core
-    if "both" in sketch_options:
+    if both:
         # Each document's nearest on either text; a pair both texts find keeps the
         # evidence of the core (as `candidates --text both` keeps them).
-        visible = verified_pairs(ok, TEXT_PREFIXES[1], binary, verify_options)
+        visible = verified_pairs(ok, TEXT_PREFIXES[1], binary, verify_options, NEAREST_BY_VISIBLE_TEXT)
         verified = nearest(core, NEAREST_BY_CORE).union(
             nearest(visible.subtractByKey(core), NEAREST_BY_VISIBLE_TEXT)).persist()
 
@@ -404,15 +406,26 @@ def candidates(sc, skip_bad, binary, docs, out, plan, sketch_options, verify_opt
     return head, pairs
 
 
-def verified_pairs(ok, prefix, binary, verify_options):
+def verified_pairs(ok, prefix, binary, verify_options, star_over=None):
     """The pairs of documents sharing a band key of one text (its columns named with
-    `prefix`) that its min-values verify: (pair, (side a, side b, evidence))."""
+    `prefix`) that its min-values verify: (pair, (side a, side b, evidence)). With
+    `star_over` k, more than k documents with the same min-values (a wall served at
+    every URL) stand in the bands as the first of them, and each of the rest is paired
+    with it alone, as `candidates --text both` pairs them."""
     # Document number -> (min-values, registered domain, pair-file side), for documents with bands.
     usable = ok.filter(lambda s: s[1][prefix + "bands"]).mapValues(
         lambda d: (d[prefix + "minhashes"], d["domain"], d["side"]))
-    looked_at = (ok.flatMap(lambda s: (((band, key), s[0]) for band, key in enumerate(s[1][prefix + "bands"])))
+    stars = ok.context.emptyRDD()
+    if star_over is not None:
+        stars = (usable.map(lambda u: (u[1][0], u[0])).groupByKey()
+                 .map(lambda kv: sorted(kv[1]))
+                 .filter(lambda same: len(same) > star_over)
+                 .flatMap(lambda same: ((same[0], member) for member in same[1:])))
+    standing = ok.subtractByKey(stars.map(lambda star: (star[1], None)))
+    looked_at = (standing.flatMap(lambda s: (((band, key), s[0]) for band, key in enumerate(s[1][prefix + "bands"])))
                  .groupByKey()
                  .flatMap(lambda kv: itertools.combinations(sorted(kv[1]), 2))
+                 .union(stars)
                  .distinct())
     # Each pair meets both documents' values in one join (a document's values cross the
     # shuffle once per pair it is in), then the two halves meet by pair, and the binary

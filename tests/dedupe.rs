@@ -461,3 +461,52 @@ fn a_group_of_near_copies_is_one_cluster_without_scoring_every_pair_of_it() {
     );
     assert_eq!(rows.iter().filter(|r| r["keep"] == "1").count(), 1);
 }
+
+#[test]
+fn a_wall_served_at_many_urls_is_a_star_of_pairs_and_joins_no_page() {
+    let n = 400;
+    let dir = tempfile::tempdir().unwrap();
+    let wall = "<html><head><title>Sign in - Harbour Gazette</title></head><body><main>\
+        <h1>Sign in to keep reading</h1><p>Subscribers read every article of the Harbour \
+        Gazette, the archive since 1921 and the morning briefing. Sign in with the email \
+        address you subscribed with, or start a trial month for one pound and cancel at any \
+        time from your account page.</p><form><label>Email <input name=email></label>\
+        <label>Password <input type=password name=password></label><button>Sign in</button>\
+        </form></main></body></html>";
+    std::fs::write(dir.path().join("wall.html"), wall).unwrap();
+    let mut docs = String::from("url,html\n");
+    for i in 0..n {
+        docs += &format!("https://gazette.test/news/{i},wall.html\n");
+    }
+    std::fs::write(dir.path().join("docs.csv"), docs).unwrap();
+    let out = dir.path().join("run");
+    let run = twinpage()
+        .args([
+            "dedupe",
+            "--no-render",
+            "--model",
+            "models/fetched-only.json",
+        ])
+        .arg(dir.path().join("docs.csv"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // Every page paired with the first alone, where every pair would be 79,800.
+    let found = std::fs::read_to_string(out.join("candidates.csv")).unwrap();
+    assert_eq!(found.lines().count() - 1, n - 1);
+    // A wall says nothing of the article behind it: each page stays its own.
+    let rows = clusters(&out);
+    assert_eq!(rows.len(), n);
+    assert!(rows.iter().all(|r| r["size"] == "1" && r["keep"] == "1"));
+    let scored = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
+    assert!(scored
+        .lines()
+        .skip(1)
+        .all(|l| l.contains(",review,wall:login,")));
+}

@@ -19,7 +19,8 @@ use common::twinpage;
 /// paths relative to the table, an id column and a note column with commas, quotes, a
 /// line break and spaces (written back as `_a`/`_b` columns), and exact copies of 30
 /// documents (1 to 4 each) so that `score` decides duplicates (identical bodies) and
-/// `cluster --max-size 3` marks the larger clusters too-large.
+/// `cluster --max-size 3` marks the larger clusters too-large, and one document at 40
+/// more URLs, which `--text both` pairs as a star.
 fn corpus(dir: &Path) -> PathBuf {
     let status = Command::new("python3")
         .arg("scripts/synthetic-corpus.py")
@@ -59,6 +60,14 @@ fn corpus(dir: &Path) -> PathBuf {
                 .unwrap();
             id += 1;
         }
+    }
+    // One page served at 40 more URLs: more than 32 of one sketch are paired as a star.
+    let (_, html) = &docs[999];
+    for copy in 0..40 {
+        let url = format!("https://wall.example/{copy}");
+        w.write_record([id.to_string().as_str(), &url, html, "served again"])
+            .unwrap();
+        id += 1;
     }
     w.flush().unwrap();
     table

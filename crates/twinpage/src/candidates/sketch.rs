@@ -36,7 +36,7 @@ use rayon::prelude::*;
 
 use super::candidate::Candidate;
 use super::corpus::{Corpus, CorpusDoc, DocInfo, OutputPaths};
-use super::method::{Method, Sketch};
+use super::method::{judge, Method, Sketch};
 use crate::document::attributes::{page_text, page_texts};
 use crate::document::decode::{self, DecodedBody};
 use crate::document::{text, url::UrlParts, Skipped};
@@ -321,16 +321,73 @@ impl Sketched {
     /// [`TextChoice::Both`] each document's nearest on either text. A pair found
     /// on both texts carries the evidence of its core content.
     pub fn pairs(&self, method: &dyn Method) -> Result<Vec<Candidate>> {
-        let pairs = method.pairs(&self.sketches)?;
         if self.visible.is_empty() {
-            return Ok(pairs);
+            return method.pairs(&self.sketches);
         }
-        let by_visible = beyond(method.pairs(&self.visible)?, &pairs);
+        let by_core = pairs_once_per_sketch(method, &self.sketches, NEAREST_BY_CORE)?;
+        let by_visible = pairs_once_per_sketch(method, &self.visible, NEAREST_BY_VISIBLE_TEXT)?;
+        let by_visible = beyond(by_visible, &by_core);
         Ok(union(
-            nearest(pairs, method, NEAREST_BY_CORE),
+            nearest(by_core, method, NEAREST_BY_CORE),
             nearest(by_visible, method, NEAREST_BY_VISIBLE_TEXT),
         ))
     }
+}
+
+/// The pairs `method` finds among `sketches`, where more than `k` documents share
+/// one sketch: the first of them takes the pairs with every other sketch, and each
+/// of the others is paired with it alone (a star, whose members clustering judges
+/// against their center). [`nearest`] would keep each of them `k` pairs inside the
+/// group anyway, all alike at 1.0. A crawl serves one login wall, soft 404 or
+/// calendar page at thousands of URLs: 3,000 copies of one page made 4.5 million
+/// pairs, 33 s and 1.1 GB before [`nearest`] kept 95,000 of them. Smaller groups
+/// keep every pair: one same core sketch is not one same page (titles, renders),
+/// and on the web test split starring them lost two duplicate pairs.
+fn pairs_once_per_sketch(
+    method: &dyn Method,
+    sketches: &[Sketch],
+    k: usize,
+) -> Result<Vec<Candidate>> {
+    // The method's values alone decide its pairs (and the Spark driver sees no more).
+    let mut groups: HashMap<&[u64], (u32, usize)> = HashMap::new();
+    for (i, s) in sketches.iter().enumerate() {
+        groups.entry(&s.values).or_insert((i as u32, 0)).1 += 1;
+    }
+    let firsts: Vec<u32> = (0..sketches.len() as u32)
+        .map(|i| match groups[sketches[i as usize].values.as_slice()] {
+            (first, size) if size > k => first,
+            _ => i,
+        })
+        .collect();
+    let distinct: Vec<u32> = (0..sketches.len() as u32)
+        .filter(|&i| firsts[i as usize] == i)
+        .collect();
+    if distinct.len() == sketches.len() {
+        return method.pairs(sketches);
+    }
+    let kept: Vec<Sketch> = distinct
+        .iter()
+        .map(|&i| sketches[i as usize].clone())
+        .collect();
+    // `distinct` is increasing, so the pairs stay `a < b`.
+    let among_distinct = method.pairs(&kept)?.into_iter().map(|pair| Candidate {
+        a: distinct[pair.a as usize],
+        b: distinct[pair.b as usize],
+        evidence: pair.evidence,
+    });
+    let stars = (0..sketches.len() as u32).filter_map(|i| {
+        let first = firsts[i as usize];
+        let (a, b) = (&sketches[first as usize], &sketches[i as usize]);
+        let evidence = (first != i).then(|| judge(method, a, b)).flatten()?;
+        Some(Candidate {
+            a: first,
+            b: i,
+            evidence,
+        })
+    });
+    let mut pairs: Vec<Candidate> = among_distinct.chain(stars).collect();
+    pairs.par_sort_unstable();
+    Ok(pairs)
 }
 
 /// With [`TextChoice::Both`] (as `dedupe` finds pairs), the pairs found on core
@@ -645,6 +702,39 @@ mod tests {
         // Few pairs a page: all kept.
         let few = vec![pair(0, 1, 0.5), pair(2, 3, 0.7)];
         assert_eq!(nearest(few.clone(), &lsh, 3), few);
+    }
+
+    #[test]
+    fn copies_of_one_sketch_are_paired_with_their_first_alone_and_find_what_it_finds() {
+        let lsh = crate::candidates::lsh::Lsh::new(Default::default()).unwrap();
+        let sketch = |text: &str| lsh.sketch(&text::word_ids(text));
+        let article: String = (0..300).map(|i| format!("word{} ", i * 7 % 211)).collect();
+        let other: String = (0..300).map(|i| format!("other{i} ")).collect();
+        // Page 0 another article; pages 1..=200 one wall served at 200 URLs; page
+        // 201 the wall with a line of its own; page 202 no words.
+        let mut sketches = vec![sketch(&other)];
+        sketches.extend((0..200).map(|_| sketch(&article)));
+        sketches.push(sketch(&format!("{article} signed in as reader 201")));
+        sketches.push(sketch(""));
+        let every = lsh.pairs(&sketches).unwrap();
+        assert_eq!(every.len(), 201 * 200 / 2);
+        let once = pairs_once_per_sketch(&lsh, &sketches, 32).unwrap();
+        let star: Vec<(u32, u32)> = (2..=201).map(|member| (1, member)).collect();
+        assert_eq!(once.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(), star);
+        // Each pair kept is one the method finds, with its evidence.
+        assert!(once.iter().all(|pair| every.binary_search(pair).is_ok()));
+        // A group of no more than k copies keeps every pair.
+        assert_eq!(pairs_once_per_sketch(&lsh, &sketches, 200).unwrap(), every);
+        // Without copies nothing changes.
+        let distinct = [
+            sketch(&other),
+            sketch(&article),
+            sketch(&format!("{article} x")),
+        ];
+        assert_eq!(
+            pairs_once_per_sketch(&lsh, &distinct, 0).unwrap(),
+            lsh.pairs(&distinct).unwrap()
+        );
     }
 
     #[test]
