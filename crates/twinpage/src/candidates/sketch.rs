@@ -627,22 +627,31 @@ pub fn sketch_corpus(
         Ok(chunk)
     };
     let reader = ReadAhead::new()?;
-    let mut chunk = next_chunk()?;
-    let mut fetched = reader.read(&chunk);
-    while !chunk.is_empty() {
-        let following = next_chunk()?;
+    // Where every document may have a render of its own, each is looked up.
+    let mut bodies = BodiesSeen::new(rendered.is_none_or(|r| r.thin_only));
+    let mut chunk = bodies.split(next_chunk()?, &out, paths);
+    let mut fetched = reader.read(&chunk.fresh);
+    while !chunk.docs.is_empty() {
+        let following = bodies.split(next_chunk()?, &out, paths);
         let (sketched, read_ahead) = std::thread::scope(|scope| {
-            let ahead = scope.spawn(|| reader.read(&following));
-            let sketched = sketch_bodies(&chunk, fetched, method, text, rendered);
+            let ahead = scope.spawn(|| reader.read(&following.fresh));
+            let sketched = sketch_bodies(&chunk.fresh, fetched, method, text, rendered);
             let read = ahead
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (sketched, read)
         });
-        for (doc, sketch) in chunk.iter().zip(sketched?) {
+        let mut sketched = sketched?.into_iter();
+        for (doc, copy) in chunk.docs.iter().zip(chunk.copies) {
             progress.inc();
+            let fresh = copy.is_none();
+            let sketch =
+                copy.map_or_else(|| sketched.next().expect("a sketch per fresh document"), Ok);
             match sketch {
                 Ok(s) => {
+                    if fresh && !s.rendered {
+                        bodies.remember(doc, out.docs.len());
+                    }
                     out.rendered += usize::from(s.rendered);
                     out.empty += usize::from(s.sketch.words == 0);
                     out.sketches.push(s.sketch);
@@ -663,6 +672,81 @@ pub fn sketch_corpus(
     }
     progress.finish();
     Ok(out)
+}
+
+/// The bodies sketched so far from their fetched text, so that a body many rows name
+/// is read and parsed once (a page captured again with the same bytes, one wall served
+/// at many URLs: 10,000 rows of one page took 74 s to fingerprint, each row parsed).
+/// Keyed by a hash of the path, 16 bytes a body on a million-page crawl. A row met
+/// while its body's first row is still being sketched (the same chunk, or the one
+/// before it) reads it again.
+struct BodiesSeen {
+    /// Whether copies take the first sketch (else every document is sketched).
+    enabled: bool,
+    /// The document whose sketch each body has.
+    sketched: HashMap<u64, usize>,
+}
+
+/// A chunk of documents: for each, the sketch its body already has, and those
+/// whose body is read now.
+struct Chunk {
+    docs: Vec<CorpusDoc>,
+    copies: Vec<Option<DocSketch>>,
+    fresh: Vec<CorpusDoc>,
+}
+
+impl BodiesSeen {
+    fn new(enabled: bool) -> BodiesSeen {
+        BodiesSeen {
+            enabled,
+            sketched: HashMap::new(),
+        }
+    }
+
+    fn key(doc: &CorpusDoc) -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        BuildHasherDefault::<DefaultHasher>::default().hash_one(&doc.html)
+    }
+
+    /// Parts a chunk into copies of sketches in `out` and documents to read.
+    fn split(&self, docs: Vec<CorpusDoc>, out: &Sketched, paths: &OutputPaths) -> Chunk {
+        let copies: Vec<Option<DocSketch>> = docs
+            .iter()
+            .map(|doc| self.sketched(doc, out, paths))
+            .collect();
+        let fresh = docs
+            .iter()
+            .zip(&copies)
+            .filter(|(_, copy)| copy.is_none())
+            .map(|(doc, _)| doc.clone())
+            .collect();
+        Chunk {
+            docs,
+            copies,
+            fresh,
+        }
+    }
+
+    /// Keeps where the sketch of `doc`'s body, from its fetched text, is.
+    fn remember(&mut self, doc: &CorpusDoc, index: usize) {
+        if self.enabled && doc.rendered.is_none() {
+            self.sketched.entry(Self::key(doc)).or_insert(index);
+        }
+    }
+
+    /// The sketch in `out` of `doc`'s body, if it has one. A document with a stored
+    /// render of its own is sketched as that.
+    fn sketched(&self, doc: &CorpusDoc, out: &Sketched, paths: &OutputPaths) -> Option<DocSketch> {
+        if doc.rendered.is_some() {
+            return None;
+        }
+        let &index = self.sketched.get(&Self::key(doc))?;
+        (out.docs[index].html == paths.info(doc).html).then(|| DocSketch {
+            sketch: out.sketches[index].clone(),
+            visible: out.visible.get(index).cloned(),
+            rendered: false,
+        })
+    }
 }
 
 #[cfg(test)]
