@@ -16,7 +16,8 @@
 //! document keeps its nearest (on one site's template, any two pages look alike),
 //! and of those the cores find, its nearest too (a group of near-copies is
 //! otherwise quadratic).
-//! Each document is read and parsed once per run.
+//! Each document is read and parsed once per run, and so is a body file that many
+//! rows name (a page captured again with the same bytes, a wall at many URLs).
 //!
 //! **Which body.** Where a document has a rendered body (stored beside the corpus,
 //! or in the render cache; with `--render-missing`, rendered now), its text is
