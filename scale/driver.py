@@ -415,13 +415,13 @@ def verified_pairs(ok, prefix, binary, verify_options, star_over=None):
     # Document number -> (min-values, registered domain, pair-file side), for documents with bands.
     usable = ok.filter(lambda s: s[1][prefix + "bands"]).mapValues(
         lambda d: (d[prefix + "minhashes"], d["domain"], d["side"]))
-    stars = ok.context.emptyRDD()
+    standing, stars = ok, ok.context.emptyRDD()
     if star_over is not None:
         stars = (usable.map(lambda u: (u[1][0], u[0])).groupByKey()
                  .map(lambda kv: sorted(kv[1]))
                  .filter(lambda same: len(same) > star_over)
                  .flatMap(lambda same: ((same[0], member) for member in same[1:])))
-    standing = ok.subtractByKey(stars.map(lambda star: (star[1], None)))
+        standing = ok.subtractByKey(stars.map(lambda star: (star[1], None)))
     looked_at = (standing.flatMap(lambda s: (((band, key), s[0]) for band, key in enumerate(s[1][prefix + "bands"])))
                  .groupByKey()
                  .flatMap(lambda kv: itertools.combinations(sorted(kv[1]), 2))

@@ -424,12 +424,9 @@ fn near_copies(dir: &Path, n: usize) -> PathBuf {
     dir.join("docs.csv")
 }
 
-#[test]
-fn a_group_of_near_copies_is_one_cluster_without_scoring_every_pair_of_it() {
-    let n = 120;
-    let dir = tempfile::tempdir().unwrap();
-    let docs = near_copies(dir.path(), n);
-    let out = dir.path().join("run");
+/// `dedupe DOCS --no-render` with the fetched-only model into DIR/run, which it returns.
+fn dedupe_fetched_only(docs: &Path, dir: &Path) -> PathBuf {
+    let out = dir.join("run");
     let run = twinpage()
         .args([
             "dedupe",
@@ -437,7 +434,7 @@ fn a_group_of_near_copies_is_one_cluster_without_scoring_every_pair_of_it() {
             "--model",
             "models/fetched-only.json",
         ])
-        .arg(&docs)
+        .arg(docs)
         .arg("--out")
         .arg(&out)
         .output()
@@ -447,6 +444,15 @@ fn a_group_of_near_copies_is_one_cluster_without_scoring_every_pair_of_it() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
+    out
+}
+
+#[test]
+fn a_group_of_near_copies_is_one_cluster_without_scoring_every_pair_of_it() {
+    let n = 120;
+    let dir = tempfile::tempdir().unwrap();
+    let docs = near_copies(dir.path(), n);
+    let out = dedupe_fetched_only(&docs, dir.path());
     // Each document keeps its 32 nearest (NEAREST_BY_CORE): at most 32 n pairs
     // of the n (n - 1) / 2 its cores find.
     let found = std::fs::read_to_string(out.join("candidates.csv")).unwrap();
@@ -479,24 +485,7 @@ fn a_wall_served_at_many_urls_is_a_star_of_pairs_and_joins_no_page() {
         docs += &format!("https://gazette.test/news/{i},wall.html\n");
     }
     std::fs::write(dir.path().join("docs.csv"), docs).unwrap();
-    let out = dir.path().join("run");
-    let run = twinpage()
-        .args([
-            "dedupe",
-            "--no-render",
-            "--model",
-            "models/fetched-only.json",
-        ])
-        .arg(dir.path().join("docs.csv"))
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let out = dedupe_fetched_only(&dir.path().join("docs.csv"), dir.path());
     // Every page paired with the first alone, where every pair would be 79,800.
     let found = std::fs::read_to_string(out.join("candidates.csv")).unwrap();
     assert_eq!(found.lines().count() - 1, n - 1);

@@ -742,7 +742,7 @@ impl BodiesSeen {
             return None;
         }
         let &index = self.sketched.get(&Self::key(doc))?;
-        (out.docs[index].html == paths.info(doc).html).then(|| DocSketch {
+        (out.docs[index].html == paths.path(&doc.html_raw)).then(|| DocSketch {
             sketch: out.sketches[index].clone(),
             visible: out.visible.get(index).cloned(),
             rendered: false,

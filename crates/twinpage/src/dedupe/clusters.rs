@@ -387,18 +387,15 @@ fn drop_members_at_odds(
     let apart = |a: usize, b: usize| judgement(a, b).is_some_and(Judgement::apart);
     let sure = |a: usize, b: usize| judgement(a, b).is_some_and(Judgement::sure);
     let body_of = |m: usize| members[m].html.as_str();
-    // Each body with its copies in `joining`, the latest in keep order last.
-    let mut bodies: Vec<(usize, Vec<usize>)> = one_per_body(joining, members)
-        .into_iter()
-        .map(|b| (b, Vec::new()))
-        .collect();
-    let group: HashMap<&str, usize> = bodies
-        .iter()
-        .enumerate()
-        .map(|(g, &(b, _))| (body_of(b), g))
-        .collect();
+    // Each body (its first member) with its copies in `joining`, the latest in keep order last.
+    let mut bodies: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut group: HashMap<&str, usize> = HashMap::new();
     for &m in joining.iter() {
-        bodies[group[body_of(m)]].1.push(m);
+        let g = *group.entry(body_of(m)).or_insert_with(|| {
+            bodies.push((m, Vec::new()));
+            bodies.len() - 1
+        });
+        bodies[g].1.push(m);
     }
     for (_, copies) in &mut bodies {
         copies.sort_by_key(|m| rank_of[m]);
