@@ -13,7 +13,9 @@ duplicate finder. Writes OUT/pages/NNNNN.html and OUT/docs.csv (url,html).
 
 No pair is a duplicate: every cluster `dedupe` makes is a wrong join. A template
 whose <p> elements hold under 10 % of its words keeps its article elsewhere (its
-pages would be near-copies of it) and is refused. Python 3 standard library only.
+pages would be near-copies of it) and is refused, unless `--near-copies` asks for
+just that: N near-copies of one page, as a calendar's days or a wall with a
+changing line make them. Python 3 standard library only.
 """
 
 import argparse
@@ -54,6 +56,9 @@ def main():
     p.add_argument("--out", default="/tmp/one-site")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--data", default=DATA, help="the web pages of ../shared/data")
+    p.add_argument("--near-copies", action="store_true",
+                   help="accept a template whose <p> elements hold little of its words: its pages are then "
+                        "near-copies of one another (one page with a changing line), a group no pair of which is distinct")
     args = p.parse_args()
     random.seed(args.seed)
     pool = sentences(args.data)
@@ -61,7 +66,7 @@ def main():
     template = open(args.template, encoding="utf-8", errors="replace").read()
     paragraphs = list(PARAGRAPH.finditer(template))
     share = words_in_paragraphs(template)
-    if share < 0.1:
+    if share < 0.1 and not args.near_copies:
         raise SystemExit(f"{args.template}: its <p> elements hold {share:.0%} of its words (its article lies elsewhere), so its pages "
                          "would share the rest (near-copies, not one site's different articles): "
                          "choose another template")
@@ -71,12 +76,14 @@ def main():
         pieces, last = [], 0
         for m in paragraphs:
             n = random.randint(1, 3)
-            if taken + n + 1 > len(pool):
+            if taken + n + 1 > len(pool) and not args.near_copies:
                 raise SystemExit(f"only {len(pool)} sentences: ask for fewer pages")
-            pieces += [template[last:m.start(2)], html.escape(" ".join(pool[taken:taken + n]))]
+            # near-copies may reuse sentences: what parts them is the template they share
+            drawn = [pool[(taken + j) % len(pool)] for j in range(n)]
+            pieces += [template[last:m.start(2)], html.escape(" ".join(drawn))]
             taken, last = taken + n, m.end(2)
         page = "".join(pieces) + template[last:]
-        title = html.escape(pool[taken][:60])
+        title = html.escape(pool[taken % len(pool)][:60])
         taken += 1
         page = re.sub(r"<title>.*?</title>", lambda _: f"<title>{title}</title>", page, count=1, flags=re.S)
         path = f"{args.out}/pages/{i:05d}.html"
@@ -88,7 +95,8 @@ def main():
         w.writerow(["url", "html"])
         w.writerows(rows)
     print(f"{args.pages} pages on {len(paragraphs)} paragraphs of {args.template} ({share:.0%} of its words); "
-          f"{taken} sentences used, each once")
+          f"{taken} sentences used"
+          f"{', each once' if taken <= len(pool) else f' of {len(pool)}, some again'}")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ use anyhow::{ensure, Result};
 use rayon::prelude::*;
 
 use super::candidate::Candidate;
-use super::method::{Method, MethodKind, Sketch};
+use super::method::{drain_sorted, Method, MethodKind, PairStream, Sketch};
 use super::sharing::same_key_pairs;
 use crate::document::text;
 use twinpage_util::hash::mix64;
@@ -265,30 +265,29 @@ impl Method for Lsh {
     }
 
     fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>> {
-        let mut found: Vec<Candidate> = (0..self.banding.bands)
-            .into_par_iter()
-            .flat_map_iter(|band| {
-                let keys: Vec<(u64, u32)> = sketches
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| self.usable(s))
-                    .map(|(id, s)| (self.band_key(&s.values, band), id as u32))
-                    .collect();
-                same_key_pairs(keys)
-                    .filter_map(|(a, b)| {
-                        let (va, vb) = (&sketches[a as usize].values, &sketches[b as usize].values);
-                        // Each pair is taken by the first band it shares only.
-                        if self.first_shared_band(va, vb) != Some(band) {
-                            return None;
-                        }
-                        let evidence = self.verified(va, vb)?;
-                        Some(Candidate { a, b, evidence })
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        found.par_sort_unstable();
-        Ok(found)
+        Ok(drain_sorted(self.pair_streams(sketches)?))
+    }
+
+    /// One stream per band; a band's keys are made when its stream is first read.
+    fn pair_streams<'s>(&'s self, sketches: &'s [Sketch]) -> Result<Vec<PairStream<'s>>> {
+        let band_pairs = |band: usize| -> PairStream<'s> {
+            let keyed = move || {
+                let usable = sketches.iter().enumerate().filter(|(_, s)| self.usable(s));
+                let keys = usable.map(|(id, s)| (self.band_key(&s.values, band), id as u32));
+                same_key_pairs(keys.collect())
+            };
+            let verified = move |(a, b): (u32, u32)| {
+                let (va, vb) = (&sketches[a as usize].values, &sketches[b as usize].values);
+                // Each pair is taken by the first band it shares only.
+                if self.first_shared_band(va, vb) != Some(band) {
+                    return None;
+                }
+                let evidence = self.verified(va, vb)?;
+                Some(Candidate { a, b, evidence })
+            };
+            Box::new(std::iter::once_with(keyed).flatten().filter_map(verified))
+        };
+        Ok((0..self.banding.bands).map(band_pairs).collect())
     }
 }
 

@@ -10,6 +10,7 @@
 //! flags of `candidates`, `baseline` and the rest by themselves.
 
 use anyhow::{bail, Result};
+use rayon::prelude::*;
 
 use super::candidate::Candidate;
 use super::sharing::{agreeing, sharing};
@@ -71,12 +72,29 @@ pub trait Method: Send + Sync {
     /// Every candidate pair among `sketches` (document number = position; those
     /// without words take part in none), sorted: exactly the pairs `judge` accepts.
     fn pairs(&self, sketches: &[Sketch]) -> Result<Vec<Candidate>>;
+    /// The pairs of [`Method::pairs`] as streams to be drained at once on many
+    /// threads, each pair in one stream, in no order: a caller that keeps only some
+    /// of them never holds them all (n near-copies make n(n-1)/2 pairs). By default
+    /// one stream of [`Method::pairs`].
+    fn pair_streams<'s>(&'s self, sketches: &'s [Sketch]) -> Result<Vec<PairStream<'s>>> {
+        Ok(vec![Box::new(self.pairs(sketches)?.into_iter())])
+    }
     /// How alike a pair's evidence says its documents are, higher for closer: by
     /// default its first evidence value (a Jaccard estimate, shared values).
     fn closeness(&self, evidence: &[String]) -> f64 {
         let first = evidence.first().and_then(|v| v.parse().ok());
         first.unwrap_or(f64::NEG_INFINITY)
     }
+}
+
+/// Candidate pairs as a search makes them (see [`Method::pair_streams`]).
+pub type PairStream<'s> = Box<dyn Iterator<Item = Candidate> + Send + 's>;
+
+/// Every pair of `streams`, sorted, drained on all cores.
+pub fn drain_sorted(streams: Vec<PairStream<'_>>) -> Vec<Candidate> {
+    let mut pairs: Vec<Candidate> = streams.into_par_iter().flat_map_iter(|s| s).collect();
+    pairs.par_sort_unstable();
+    pairs
 }
 
 /// A method as the command line offers it.

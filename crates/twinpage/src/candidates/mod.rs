@@ -25,5 +25,5 @@ pub mod simhash;
 pub mod sketch;
 
 pub use candidate::Candidate;
-pub use method::{method_named, Method, MethodKind, Sketch, METHODS};
+pub use method::{method_named, Method, MethodKind, PairStream, Sketch, METHODS};
 pub use sharing::{agreeing, binomial, combinations, pairs_sharing, sharing};

@@ -61,16 +61,58 @@ pub fn pairs_sharing(sketches: &[Vec<u64>], min_shared: usize) -> Vec<(u32, u32,
 }
 
 /// Every pair `(a, b)`, `a < b`, of ids given the same key in `keys` (key, id):
-/// the search step the bucketing methods share.
-pub(crate) fn same_key_pairs(mut keys: Vec<(u64, u32)>) -> impl Iterator<Item = (u32, u32)> {
+/// the search step the bucketing methods share. Made as they are asked for: n ids
+/// under one key (a group of near-copies) make n(n-1)/2 pairs, too many to hold.
+pub(crate) fn same_key_pairs(mut keys: Vec<(u64, u32)>) -> SameKeyPairs {
     keys.sort_unstable();
-    let mut pairs = Vec::new();
-    for run in keys.chunk_by(|x, y| x.0 == y.0) {
-        for (i, &(_, a)) in run.iter().enumerate() {
-            pairs.extend(run[i + 1..].iter().map(|&(_, b)| (a, b)));
+    let mut pairs = SameKeyPairs {
+        keys,
+        first: 0,
+        second: 1,
+        run_end: 0,
+    };
+    pairs.run_end = pairs.end_of_run(0);
+    pairs
+}
+
+/// The pairs of [`same_key_pairs`]: `first` with each id after it in its run of one key.
+pub(crate) struct SameKeyPairs {
+    keys: Vec<(u64, u32)>,
+    first: usize,
+    second: usize,
+    run_end: usize,
+}
+
+impl SameKeyPairs {
+    /// Where the run of the key at `start` ends.
+    fn end_of_run(&self, start: usize) -> usize {
+        let Some(&(key, _)) = self.keys.get(start) else {
+            return start;
+        };
+        start + self.keys[start..].iter().take_while(|k| k.0 == key).count()
+    }
+}
+
+impl Iterator for SameKeyPairs {
+    type Item = (u32, u32);
+
+    fn next(&mut self) -> Option<(u32, u32)> {
+        loop {
+            if self.second < self.run_end {
+                let pair = (self.keys[self.first].1, self.keys[self.second].1);
+                self.second += 1;
+                return Some(pair);
+            }
+            self.first += 1;
+            if self.first >= self.keys.len() {
+                return None;
+            }
+            if self.first >= self.run_end {
+                self.run_end = self.end_of_run(self.first);
+            }
+            self.second = self.first + 1;
         }
     }
-    pairs.into_iter()
 }
 
 /// The key of a subset of positions, or None when one of them is absent.
@@ -156,6 +198,18 @@ mod tests {
         }
         assert_eq!(combinations(6, 3).len(), 20);
         assert_eq!(binomial(6, 3), 20);
+    }
+
+    #[test]
+    fn same_key_pairs_are_every_pair_of_one_key_once() {
+        assert_eq!(same_key_pairs(Vec::new()).count(), 0);
+        assert_eq!(same_key_pairs(vec![(7, 1)]).count(), 0);
+        // Keys 3 (ids 0, 2, 5, 6), 9 (id 1) and 4 (ids 3, 4), given out of order.
+        let keys = vec![(3, 5), (9, 1), (4, 4), (3, 0), (3, 6), (4, 3), (3, 2)];
+        let mut found: Vec<(u32, u32)> = same_key_pairs(keys).collect();
+        found.sort_unstable();
+        let expected = [(0, 2), (0, 5), (0, 6), (2, 5), (2, 6), (3, 4), (5, 6)];
+        assert_eq!(found, expected);
     }
 
     #[test]

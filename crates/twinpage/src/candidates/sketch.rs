@@ -28,7 +28,8 @@
 //! Sketching streams: rows are read in chunks, each chunk is parsed on all cores,
 //! and only the sketch (tens of bytes) and the row's names are kept.
 
-use std::collections::HashMap;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
 use std::str::FromStr;
 
@@ -37,7 +38,7 @@ use rayon::prelude::*;
 
 use super::candidate::Candidate;
 use super::corpus::{Corpus, CorpusDoc, DocInfo, OutputPaths};
-use super::method::{judge, Method, Sketch};
+use super::method::{judge, Method, PairStream, Sketch};
 use crate::document::attributes::{page_text, page_texts};
 use crate::document::decode::{self, DecodedBody};
 use crate::document::{text, url::UrlParts, Skipped};
@@ -325,70 +326,107 @@ impl Sketched {
         if self.visible.is_empty() {
             return method.pairs(&self.sketches);
         }
-        let by_core = pairs_once_per_sketch(method, &self.sketches, NEAREST_BY_CORE)?;
-        let by_visible = pairs_once_per_sketch(method, &self.visible, NEAREST_BY_VISIBLE_TEXT)?;
-        let by_visible = beyond(by_visible, &by_core);
-        Ok(union(
-            nearest(by_core, method, NEAREST_BY_CORE),
-            nearest(by_visible, method, NEAREST_BY_VISIBLE_TEXT),
-        ))
+        let core = Standing::new(&self.sketches, NEAREST_BY_CORE);
+        let visible = Standing::new(&self.visible, NEAREST_BY_VISIBLE_TEXT);
+        let by_core = nearest(core.streams(method)?, method, NEAREST_BY_CORE, |_| true);
+        let beyond_core = |pair: &Candidate| !core.finds(method, pair.a, pair.b);
+        let by_visible = nearest(
+            visible.streams(method)?,
+            method,
+            NEAREST_BY_VISIBLE_TEXT,
+            beyond_core,
+        );
+        Ok(union(by_core, by_visible))
     }
 }
 
-/// The pairs `method` finds among `sketches`, where more than `k` documents share
-/// one sketch: the first of them takes the pairs with every other sketch, and each
-/// of the others is paired with it alone (a star, whose members clustering judges
-/// against their center). [`nearest`] would keep each of them `k` pairs inside the
-/// group anyway, all alike at 1.0. A crawl serves one login wall, soft 404 or
-/// calendar page at thousands of URLs: 3,000 copies of one page made 4.5 million
-/// pairs, 33 s and 1.1 GB before [`nearest`] kept 95,000 of them. Smaller groups
-/// keep every pair: one same core sketch is not one same page (titles, renders),
-/// and on the web test split starring them lost two duplicate pairs.
-fn pairs_once_per_sketch(
-    method: &dyn Method,
-    sketches: &[Sketch],
-    k: usize,
-) -> Result<Vec<Candidate>> {
-    // The method's values alone decide its pairs (and the Spark driver sees no more).
-    let mut groups: HashMap<&[u64], (u32, usize)> = HashMap::new();
-    for (i, s) in sketches.iter().enumerate() {
-        groups.entry(&s.values).or_insert((i as u32, 0)).1 += 1;
+/// The documents that stand in the search on one text. Where more than `k`
+/// documents share one sketch, the first of them stands for the group: it takes
+/// the pairs with every other sketch, and each of the others is paired with it
+/// alone (a star, whose members clustering judges against their center).
+/// [`nearest`] would keep each of them `k` pairs inside the group anyway, all alike
+/// at 1.0. A crawl serves one login wall, soft 404 or calendar page at thousands
+/// of URLs: 3,000 copies of one page made 4.5 million pairs, 33 s and 1.1 GB
+/// before the nearest were kept. Smaller groups keep every pair: one same core
+/// sketch is not one same page (titles, renders), and on the web test split
+/// starring them lost two duplicate pairs.
+struct Standing<'s> {
+    sketches: &'s [Sketch],
+    /// For each document, the one that stands for it: itself, or its group's first.
+    firsts: Vec<u32>,
+    /// The documents that stand for themselves, increasing, with their sketches
+    /// (None when that is every document).
+    searched: Option<(Vec<u32>, Vec<Sketch>)>,
+}
+
+impl<'s> Standing<'s> {
+    fn new(sketches: &'s [Sketch], k: usize) -> Standing<'s> {
+        // The method's values alone decide its pairs (and the Spark driver sees no more).
+        let mut groups: HashMap<&[u64], (u32, usize)> = HashMap::new();
+        for (i, s) in sketches.iter().enumerate() {
+            groups.entry(&s.values).or_insert((i as u32, 0)).1 += 1;
+        }
+        let firsts: Vec<u32> = (0..sketches.len() as u32)
+            .map(|i| match groups[sketches[i as usize].values.as_slice()] {
+                (first, size) if size > k => first,
+                _ => i,
+            })
+            .collect();
+        let distinct: Vec<u32> = (0..sketches.len() as u32)
+            .filter(|&i| firsts[i as usize] == i)
+            .collect();
+        let searched = (distinct.len() < sketches.len()).then(|| {
+            let kept = distinct.iter().map(|&i| sketches[i as usize].clone());
+            let kept = kept.collect();
+            (distinct, kept)
+        });
+        Standing {
+            sketches,
+            firsts,
+            searched,
+        }
     }
-    let firsts: Vec<u32> = (0..sketches.len() as u32)
-        .map(|i| match groups[sketches[i as usize].values.as_slice()] {
-            (first, size) if size > k => first,
-            _ => i,
-        })
-        .collect();
-    let distinct: Vec<u32> = (0..sketches.len() as u32)
-        .filter(|&i| firsts[i as usize] == i)
-        .collect();
-    if distinct.len() == sketches.len() {
-        return method.pairs(sketches);
+
+    /// The pairs `method` finds among the documents standing for themselves, and
+    /// each star's.
+    fn streams<'a>(&'a self, method: &'a dyn Method) -> Result<Vec<PairStream<'a>>> {
+        let Some((distinct, kept)) = &self.searched else {
+            return method.pair_streams(self.sketches);
+        };
+        let among_distinct = method.pair_streams(kept)?.into_iter().map(|stream| {
+            // `distinct` is increasing, so the pairs stay `a < b`.
+            let numbered = stream.map(|pair| Candidate {
+                a: distinct[pair.a as usize],
+                b: distinct[pair.b as usize],
+                evidence: pair.evidence,
+            });
+            Box::new(numbered) as PairStream<'a>
+        });
+        let stars = (0..self.sketches.len() as u32).filter_map(move |i| {
+            let first = self.firsts[i as usize];
+            let (a, b) = (&self.sketches[first as usize], &self.sketches[i as usize]);
+            let evidence = (first != i).then(|| judge(method, a, b)).flatten()?;
+            Some(Candidate {
+                a: first,
+                b: i,
+                evidence,
+            })
+        });
+        Ok(among_distinct
+            .chain([Box::new(stars) as PairStream<'a>])
+            .collect())
     }
-    let kept: Vec<Sketch> = distinct
-        .iter()
-        .map(|&i| sketches[i as usize].clone())
-        .collect();
-    // `distinct` is increasing, so the pairs stay `a < b`.
-    let among_distinct = method.pairs(&kept)?.into_iter().map(|pair| Candidate {
-        a: distinct[pair.a as usize],
-        b: distinct[pair.b as usize],
-        evidence: pair.evidence,
-    });
-    let stars = (0..sketches.len() as u32).filter_map(|i| {
-        let first = firsts[i as usize];
-        let (a, b) = (&sketches[first as usize], &sketches[i as usize]);
-        let evidence = (first != i).then(|| judge(method, a, b)).flatten()?;
-        Some(Candidate {
-            a: first,
-            b: i,
-            evidence,
-        })
-    });
-    let mut pairs: Vec<Candidate> = among_distinct.chain(stars).collect();
-    pairs.par_sort_unstable();
-    Ok(pairs)
+
+    /// Whether [`Standing::streams`] yield the pair `a < b`: both stand for
+    /// themselves or `a` stands for `b`, and the method judges them a pair (its
+    /// search finds exactly what its judge accepts).
+    fn finds(&self, method: &dyn Method, a: u32, b: u32) -> bool {
+        let (first_a, first_b) = (self.firsts[a as usize], self.firsts[b as usize]);
+        let (sketch_a, sketch_b) = (&self.sketches[a as usize], &self.sketches[b as usize]);
+        first_a == a
+            && (first_b == b || first_b == a)
+            && judge(method, sketch_a, sketch_b).is_some()
+    }
 }
 
 /// With [`TextChoice::Both`] (as `dedupe` finds pairs), the pairs found on core
@@ -407,38 +445,120 @@ pub const NEAREST_BY_CORE: usize = 32;
 /// nearest by what a reader sees.
 pub const NEAREST_BY_VISIBLE_TEXT: usize = 8;
 
-/// `pairs` less those in `found` (both sorted).
-fn beyond(pairs: Vec<Candidate>, found: &[Candidate]) -> Vec<Candidate> {
-    let key = |pair: &Candidate| (pair.a, pair.b);
-    let in_found = |pair: &Candidate| found.binary_search_by_key(&key(pair), key).is_ok();
-    pairs.into_iter().filter(|pair| !in_found(pair)).collect()
+/// The pairs of `streams` that `keep` keeps and that are among the `k` closest of
+/// either document by the method's closeness (ties by pair order), sorted: every
+/// pair, when no document has more. Each stream is drained on a core of its own
+/// into the `k` nearest of each document it names, so no more than those are held
+/// however many pairs stream by.
+fn nearest(
+    streams: Vec<PairStream<'_>>,
+    method: &dyn Method,
+    k: usize,
+    keep: impl Fn(&Candidate) -> bool + Sync,
+) -> Vec<Candidate> {
+    let of_each = streams
+        .into_par_iter()
+        .map(|stream| {
+            let mut of_each = NearestOfEach::new(k);
+            for pair in stream.filter(&keep) {
+                let closeness = method.closeness(&pair.evidence);
+                of_each.offer(&Ranked { closeness, pair });
+            }
+            of_each
+        })
+        .reduce(|| NearestOfEach::new(k), NearestOfEach::merge);
+    of_each.pairs()
 }
 
-/// The pairs (sorted) that are among the `k` closest of either document, by the
-/// method's closeness (ties by pair order): every pair, when no document has more.
-fn nearest(pairs: Vec<Candidate>, method: &dyn Method, k: usize) -> Vec<Candidate> {
-    let mut partners: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (i, pair) in pairs.iter().enumerate() {
-        partners.entry(pair.a).or_default().push(i);
-        partners.entry(pair.b).or_default().push(i);
-    }
-    if partners.values().all(|of_one| of_one.len() <= k) {
-        return pairs;
-    }
-    let closeness: Vec<f64> = pairs
-        .iter()
-        .map(|p| method.closeness(&p.evidence))
-        .collect();
-    let mut kept = vec![false; pairs.len()];
-    for mut of_one in partners.into_values() {
-        of_one.sort_by(|&x, &y| closeness[y].total_cmp(&closeness[x]).then(x.cmp(&y)));
-        for &i in of_one.iter().take(k) {
-            kept[i] = true;
+/// The `k` nearest pairs of each document seen so far.
+struct NearestOfEach {
+    k: usize,
+    /// Per document, its nearest, the farthest on top.
+    of: HashMap<u32, BinaryHeap<Ranked>>,
+}
+
+impl NearestOfEach {
+    fn new(k: usize) -> NearestOfEach {
+        NearestOfEach {
+            k,
+            of: HashMap::new(),
         }
     }
-    let kept = pairs.into_iter().zip(kept).filter(|(_, kept)| *kept);
-    kept.map(|(pair, _)| pair).collect()
+
+    fn offer(&mut self, ranked: &Ranked) {
+        self.offer_to(ranked.pair.a, ranked);
+        self.offer_to(ranked.pair.b, ranked);
+    }
+
+    /// Keeps `ranked` if it is among the `k` nearest of `end` seen so far.
+    fn offer_to(&mut self, end: u32, ranked: &Ranked) {
+        let heap = self.of.entry(end).or_default();
+        if heap.len() == self.k && heap.peek().is_some_and(|farthest| farthest <= ranked) {
+            return;
+        }
+        heap.push(ranked.clone());
+        if heap.len() > self.k {
+            heap.pop();
+        }
+    }
+
+    /// Both documents' nearest: the nearest of their union.
+    fn merge(mut self, other: NearestOfEach) -> NearestOfEach {
+        for (end, heap) in other.of {
+            for ranked in heap {
+                self.offer_to(end, &ranked);
+            }
+        }
+        self
+    }
+
+    /// Every pair kept for either of its documents, sorted.
+    fn pairs(self) -> Vec<Candidate> {
+        let mut pairs: Vec<Candidate> = self
+            .of
+            .into_values()
+            .flatten()
+            .map(|ranked| ranked.pair)
+            .collect();
+        pairs.par_sort_unstable();
+        pairs.dedup_by(|x, y| (x.a, x.b) == (y.a, y.b));
+        pairs
+    }
 }
+
+/// A pair with its closeness, ordered nearest first (ties by pair order).
+#[derive(Clone)]
+struct Ranked {
+    closeness: f64,
+    pair: Candidate,
+}
+
+impl Ranked {
+    fn key(&self) -> (u32, u32) {
+        (self.pair.a, self.pair.b)
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Ranked) -> Ordering {
+        let nearer = other.closeness.total_cmp(&self.closeness);
+        nearer.then_with(|| self.key().cmp(&other.key()))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Ranked) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Ranked) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
 
 /// Two sorted lists of pairs as one sorted list; a pair in both keeps `first`'s evidence.
 fn union(first: Vec<Candidate>, second: Vec<Candidate>) -> Vec<Candidate> {
@@ -753,15 +873,29 @@ impl BodiesSeen {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::candidates::method::drain_sorted;
+
+    fn pair(a: u32, b: u32, jaccard: f64) -> Candidate {
+        Candidate {
+            a,
+            b,
+            evidence: vec![format!("{jaccard:.4}")],
+        }
+    }
+
+    /// `pairs` dealt out to three streams, as a search's bands would give them.
+    fn streams(pairs: &[Candidate]) -> Vec<PairStream<'static>> {
+        (0..3)
+            .map(|s| {
+                let dealt: Vec<Candidate> = pairs.iter().skip(s).step_by(3).cloned().collect();
+                Box::new(dealt.into_iter()) as PairStream<'static>
+            })
+            .collect()
+    }
 
     #[test]
     fn a_page_keeps_its_nearest_pairs_by_visible_text_beyond_its_cores() {
         let lsh = crate::candidates::lsh::Lsh::new(Default::default()).unwrap();
-        let pair = |a: u32, b: u32, jaccard: f64| Candidate {
-            a,
-            b,
-            evidence: vec![format!("{jaccard:.4}")],
-        };
         // Page 0 and its copy 1 on one site's template; pages 2..=11 other articles
         // on it, alike to every page by the template alone.
         let mut visible = vec![pair(0, 1, 0.98)];
@@ -771,11 +905,10 @@ mod tests {
             }
         }
         visible.sort();
-        let core = vec![pair(2, 3, 0.9)];
-        let by_visible = beyond(visible.clone(), &core);
-        assert_eq!(by_visible.len(), visible.len() - 1);
-        let kept = nearest(by_visible, &lsh, 3);
+        let beyond_core = |p: &Candidate| (p.a, p.b) != (2, 3);
+        let kept = nearest(streams(&visible), &lsh, 3, beyond_core);
         assert!(kept.contains(&pair(0, 1, 0.98)));
+        assert!(!kept.iter().any(|p| (p.a, p.b) == (2, 3)));
         // Each page keeps its 3 nearest, so no page has more than 3 + (pages that
         // kept it) and far fewer than the 11 it had.
         assert!(kept.len() < visible.len() / 2, "{}", kept.len());
@@ -786,7 +919,45 @@ mod tests {
         assert!(kept.windows(2).all(|w| w[0] < w[1]));
         // Few pairs a page: all kept.
         let few = vec![pair(0, 1, 0.5), pair(2, 3, 0.7)];
-        assert_eq!(nearest(few.clone(), &lsh, 3), few);
+        assert_eq!(nearest(streams(&few), &lsh, 3, |_| true), few);
+    }
+
+    #[test]
+    fn the_nearest_kept_from_streams_are_those_of_all_the_pairs_at_once() {
+        use rand::{Rng, SeedableRng};
+        let lsh = crate::candidates::lsh::Lsh::new(Default::default()).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        // 40 pages, a third of their pairs, closeness from few values: many ties.
+        let mut pairs = Vec::new();
+        for a in 0..40 {
+            for b in a + 1..40 {
+                if rng.random_range(0..3) == 0 {
+                    pairs.push(pair(a, b, f64::from(rng.random_range(5..9u32)) / 10.0));
+                }
+            }
+        }
+        // Each page's k nearest by closeness, ties by pair order, all pairs in hand.
+        let expected = |k: usize| {
+            let mut kept = vec![false; pairs.len()];
+            for page in 0..40 {
+                let mut of_page: Vec<usize> = (0..pairs.len())
+                    .filter(|&i| pairs[i].a == page || pairs[i].b == page)
+                    .collect();
+                let closeness = |i: usize| lsh.closeness(&pairs[i].evidence);
+                of_page.sort_by(|&x, &y| closeness(y).total_cmp(&closeness(x)).then(x.cmp(&y)));
+                of_page.iter().take(k).for_each(|&i| kept[i] = true);
+            }
+            let kept = pairs.iter().zip(kept).filter(|(_, kept)| *kept);
+            kept.map(|(pair, _)| pair.clone()).collect::<Vec<_>>()
+        };
+        for k in [1, 2, 5, 40] {
+            assert_eq!(
+                nearest(streams(&pairs), &lsh, k, |_| true),
+                expected(k),
+                "k {k}"
+            );
+        }
+        assert_eq!(nearest(streams(&pairs), &lsh, 40, |_| true), pairs);
     }
 
     #[test]
@@ -803,21 +974,31 @@ mod tests {
         sketches.push(sketch(""));
         let every = lsh.pairs(&sketches).unwrap();
         assert_eq!(every.len(), 201 * 200 / 2);
-        let once = pairs_once_per_sketch(&lsh, &sketches, 32).unwrap();
+        let standing = Standing::new(&sketches, 32);
+        let once = drain_sorted(standing.streams(&lsh).unwrap());
         let star: Vec<(u32, u32)> = (2..=201).map(|member| (1, member)).collect();
         assert_eq!(once.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(), star);
         // Each pair kept is one the method finds, with its evidence.
         assert!(once.iter().all(|pair| every.binary_search(pair).is_ok()));
+        // `finds` says which pairs the streams yield, without them.
+        for a in 0..sketches.len() as u32 {
+            for b in a + 1..sketches.len() as u32 {
+                let yielded = once.binary_search_by_key(&(a, b), |p| (p.a, p.b)).is_ok();
+                assert_eq!(standing.finds(&lsh, a, b), yielded, "({a}, {b})");
+            }
+        }
         // A group of no more than k copies keeps every pair.
-        assert_eq!(pairs_once_per_sketch(&lsh, &sketches, 200).unwrap(), every);
+        let every_standing = Standing::new(&sketches, 200);
+        assert_eq!(drain_sorted(every_standing.streams(&lsh).unwrap()), every);
         // Without copies nothing changes.
         let distinct = [
             sketch(&other),
             sketch(&article),
             sketch(&format!("{article} x")),
         ];
+        let standing = Standing::new(&distinct, 0);
         assert_eq!(
-            pairs_once_per_sketch(&lsh, &distinct, 0).unwrap(),
+            drain_sorted(standing.streams(&lsh).unwrap()),
             lsh.pairs(&distinct).unwrap()
         );
     }
