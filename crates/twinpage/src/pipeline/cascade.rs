@@ -7,9 +7,11 @@
 //! same text from different scripts, keeps that decision, a duplicate only when the
 //! two fetched texts share content ([`rendered_stage_decides`]), unless the pair
 //! file asks for the rendered stage (column `stage`). The documents of the other
-//! pairs are rendered, and the fetched-and-rendered model decides those.
+//! pairs are rendered, and the fetched-and-rendered model decides those, on all cores
+//! as the first stage (one core at a time it was a third of `dedupe`'s scoring stage).
 
 use anyhow::{ensure, Result};
+use rayon::prelude::*;
 
 use super::batch::Batch;
 use super::score::{guarded, outcome, score, Outcome, DECIDED_MODEL};
@@ -77,19 +79,27 @@ pub fn score_cascade(
         .documents
         .load_rendered(&open_pairs, IdfTable::shipped(), settings)?;
     report.rendered_documents = batch.documents.rendered_len();
+    let batch = &*batch;
     let progress = Progress::new(open.len(), "scoring rendered pairs");
-    for &i in &open {
-        outcomes[i] = outcome(batch, &pairs[i], rendered).map(|o| Outcome {
-            decided_by: if o.decided_by == DECIDED_MODEL {
-                DECIDED_RENDERED
-            } else {
-                o.decided_by
-            },
-            ..o
-        });
-        progress.inc();
-    }
+    let rescored: Vec<Option<Outcome>> = open
+        .par_iter()
+        .map(|&i| {
+            let rescored = outcome(batch, &pairs[i], rendered).map(|o| Outcome {
+                decided_by: if o.decided_by == DECIDED_MODEL {
+                    DECIDED_RENDERED
+                } else {
+                    o.decided_by
+                },
+                ..o
+            });
+            progress.inc();
+            rescored
+        })
+        .collect();
     progress.finish();
+    for (i, rescored) in open.into_iter().zip(rescored) {
+        outcomes[i] = rescored;
+    }
     Ok((outcomes, report))
 }
 
