@@ -968,6 +968,7 @@ fn queue_export_import_and_retrain() {
         &path("parent.json"),
         "--precision-target",
         "0.95",
+        "--every-pair",
     ]));
     pair_file_head(
         "training-data/er/train.csv",
@@ -1150,7 +1151,14 @@ fn queue_export_import_and_retrain() {
     };
     let (parent, child) = (load("parent.json"), load("new1.json"));
     assert_eq!(child["parent"], parent["id"]);
-    assert!(child["training"]["reviewed_labels"].as_u64().unwrap() > 0);
+    let reviewed = child["training"]["reviewed_labels"].as_u64().unwrap();
+    assert!(reviewed > 0);
+    // Judged without the parent's held-out part, then fitted on it too.
+    assert_eq!(child["training"]["fitted_on_every_pair"], true);
+    assert_eq!(
+        child["training"]["pairs"].as_u64().unwrap(),
+        parent["training"]["pairs"].as_u64().unwrap() + reviewed
+    );
     assert_eq!(
         child["id"],
         load("new2.json")["id"],

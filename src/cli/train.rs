@@ -41,6 +41,11 @@ pub struct Args {
     /// Skip rows whose documents cannot be read (listed in OUT.skipped.csv).
     #[arg(long)]
     skip_bad: bool,
+    /// Write a model fitted on every pair (75 % fit, 25 % calibration) once the same
+    /// training on 60 / 20 / 20 % is judged: more labels learnt (up to 4 points of F1 on
+    /// the record benchmarks), thresholds from another calibration draw
+    #[arg(long)]
+    every_pair: bool,
     #[command(flatten)]
     render: super::inputs::RenderArgs,
 }
@@ -73,7 +78,11 @@ pub fn run(args: Args) -> Result<()> {
             .iter_mut()
             .for_each(|x| x[slots.clone()].fill(twinpage::signals::MISSING));
     }
-    let trained = train::train(&set, words, learner.as_ref(), &policy, args.seed)?;
+    let trained = if args.every_pair {
+        train::train_on_every_pair(&set, words, learner.as_ref(), &policy, args.seed)?
+    } else {
+        train::train(&set, words, learner.as_ref(), &policy, args.seed)?
+    };
     let training = TrainingInfo {
         files: args.pairs.iter().map(|p| p.display().to_string()).collect(),
         pairs: set.len(),
@@ -85,12 +94,17 @@ pub fn run(args: Args) -> Result<()> {
     model.save(&args.out)?;
     super::output::write_skipped(&args.out.display().to_string(), &skipped)?;
     outln!(
-        "trained {} on {} pairs ({} fit, {} calibration, {} evaluation)",
+        "trained {} on {} pairs ({} fit, {} calibration, {} evaluation{})",
         model.id,
         model.training.pairs,
         model.training.fit_pairs,
         model.training.calibration_pairs,
-        model.training.evaluation_pairs
+        model.training.evaluation_pairs,
+        if model.training.fitted_on_every_pair {
+            ", judged on a sibling fitted without them"
+        } else {
+            ""
+        }
     )?;
     outln!("{}", model.estimator.summary())?;
     outln!(

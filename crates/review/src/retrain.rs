@@ -8,13 +8,19 @@
 //! trained on, which the data fingerprint checks) or labelled pairs the caller
 //! gives. Reviewed pairs that share a document with a frozen pair are left out
 //! of training, so nothing the evaluation sees leaks into the new model.
+//!
+//! A parent fitted on every pair (`train --every-pair`) learnt from its held-out
+//! part too: it is judged by the figures its sibling got there, and the new model,
+//! once judged without the part, is fitted again with it, as `train` did.
 
 use std::collections::HashSet;
 
 use anyhow::{bail, Result};
 
 use crate::store::SettledLabel;
-use twinpage::model::train::{groups_by_shared_document, part_of, train_on_parts, Holdout, Part};
+use twinpage::model::train::{
+    groups_by_shared_document, part_of, train_on_parts, Holdout, Part, Trained,
+};
 use twinpage::model::{Confusion, LabelledPairs, Metrics, Model, TrainingInfo};
 use twinpage::util::hash::mix64;
 
@@ -80,13 +86,15 @@ pub fn retrain(
     let mut set = LabelledPairs::default();
     let mut parts = Vec::new();
     let original_groups = groups_by_shared_document(&original.documents);
-    let frozen_pairs = match frozen {
+    // The groups of the parent's held-out pairs, to fit on them at the end.
+    let mut held_out_groups = Vec::new();
+    let frozen_pairs = match &frozen {
         Frozen::ParentHeldOut { fingerprint } => {
-            if fingerprint != parent.training.fingerprint {
+            if *fingerprint != parent.training.fingerprint {
                 bail!(
                     "these training pairs are not the ones model {} was trained on (fingerprint {} vs {}), so its held-out part is not known; give the same --pairs it was trained on ({}), or a frozen evaluation set with --eval",
                     parent.id,
-                    short(&fingerprint),
+                    short(fingerprint),
                     short(&parent.training.fingerprint),
                     parent.training.files.join(", ")
                 );
@@ -95,7 +103,10 @@ pub fn retrain(
             let mut held_out = LabelledPairs::default();
             for (i, &group) in original_groups.iter().enumerate() {
                 match part_of(group, parent.seed, Holdout::Evaluation) {
-                    Part::Evaluation => held_out.push_from(original, i),
+                    Part::Evaluation => {
+                        held_out.push_from(original, i);
+                        held_out_groups.push(group);
+                    }
                     _ => add(&mut set, &mut parts, original, i, group, seed),
                 }
             }
@@ -105,7 +116,7 @@ pub fn retrain(
             for (i, &group) in original_groups.iter().enumerate() {
                 add(&mut set, &mut parts, original, i, group, seed);
             }
-            pairs
+            pairs.clone()
         }
     };
     let frozen_documents: HashSet<[u8; 32]> = frozen_pairs
@@ -137,8 +148,51 @@ pub fn retrain(
     }
     let learner = parent.estimator.learner()?;
     let words = parent.word_slots();
-    let trained = train_on_parts(&set, words, &parts, learner.as_ref(), &parent.policy, seed)?;
-    let parent_metrics = measure(parent, &frozen_pairs);
+    let judged = train_on_parts(
+        &set,
+        words.clone(),
+        &parts,
+        learner.as_ref(),
+        &parent.policy,
+        seed,
+    )?;
+    let parent_metrics = match frozen {
+        // The parent learnt from these pairs: its sibling's figures on them stand in.
+        Frozen::ParentHeldOut { .. } if parent.training.fitted_on_every_pair => parent.heldout,
+        _ => measure(parent, &frozen_pairs),
+    };
+    // A parent fitted on every pair: its held-out pairs (the last ones of `set`)
+    // join the fitting and calibration parts. A frozen set given apart stays apart.
+    let refit = parent.training.fitted_on_every_pair && !held_out_groups.is_empty();
+    let trained_on = set.len() - frozen_pairs.len() + if refit { frozen_pairs.len() } else { 0 };
+    let kept = if refit {
+        let every_part: Vec<Part> = parts[..set.len() - frozen_pairs.len()]
+            .iter()
+            .copied()
+            .chain(
+                held_out_groups
+                    .iter()
+                    .map(|&g| part_of(g, seed, Holdout::Frozen)),
+            )
+            .collect();
+        train_on_parts(
+            &set,
+            words,
+            &every_part,
+            learner.as_ref(),
+            &parent.policy,
+            seed,
+        )?
+    } else {
+        judged.clone()
+    };
+    let trained = Trained {
+        heldout: judged.heldout,
+        evaluation_pairs: judged.evaluation_pairs,
+        importance: judged.importance,
+        fitted_on_every_pair: refit || held_out_groups.is_empty(),
+        ..kept
+    };
     let mut fingerprint = blake3::Hasher::new();
     fingerprint.update(parent.training.fingerprint.as_bytes());
     for (i, (a, b)) in reviewed.documents.iter().enumerate() {
@@ -149,10 +203,8 @@ pub fn retrain(
     }
     let training = TrainingInfo {
         files: parent.training.files.clone(),
-        pairs: set.labels.len() - frozen_pairs.labels.len(),
-        duplicates: (set.labels.iter().zip(&parts))
-            .filter(|(&l, &p)| l && p != Part::Evaluation)
-            .count(),
+        pairs: trained_on,
+        duplicates: set.labels[..trained_on].iter().filter(|&&l| l).count(),
         fingerprint: fingerprint.finalize().to_hex().to_string(),
         reviewed_labels: reviewed_used,
         ..TrainingInfo::default()

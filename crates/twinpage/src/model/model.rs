@@ -33,6 +33,11 @@ pub struct TrainingInfo {
     /// Labels from the review queue among the pairs (retrained models).
     #[serde(default)]
     pub reviewed_labels: usize,
+    /// The model was fitted and calibrated on every pair (none kept out for
+    /// evaluation); its held-out figures are those of a sibling fitted on fewer,
+    /// judged on the `evaluation_pairs` it never saw.
+    #[serde(default)]
+    pub fitted_on_every_pair: bool,
 }
 
 /// A trained model, as stored.
@@ -108,6 +113,7 @@ impl Model {
                 fit_pairs: trained.fit_pairs,
                 calibration_pairs: trained.calibration_pairs,
                 evaluation_pairs: trained.evaluation_pairs,
+                fitted_on_every_pair: trained.fitted_on_every_pair,
                 ..training
             },
             heldout: trained.heldout,
