@@ -6,11 +6,12 @@ fetched-only model is trained on the dataset's whole train split and measured on
 valid split (neither is in the repository: `training-data/er` is a sample of them). Prints
 one Markdown table beside the published F1 of other matchers (test splits; ours is valid):
 F1 at p >= 0.5, the share of pairs decided automatically and the precision of those
-decisions.
+decisions. With several seeds, each seed's figures and their mean: F1 moves by points
+from one seed to the next (the seed draws the fit / calibration split and the trees).
 
     lab/er-benchmark.py [--source ../shared/data] [--work target/er-benchmark]
-                            [--twinpage target/release/twinpage] [--only NAME ...] [--seed N]
-                            [--train-args "--max-spread 1 --precision-target 0.98"]
+                            [--twinpage target/release/twinpage] [--only NAME ...]
+                            [--seed N ...] [--train-args "--every-pair --precision-target 0.95"]
 
 Needs `cargo build --release` first. Python 3 standard library only. About 3 minutes on
 2 cores (conversion of ~46k records, then ~20 trainings and evaluations).
@@ -95,7 +96,8 @@ def main() -> int:
     ap.add_argument("--work", default="target/er-benchmark")
     ap.add_argument("--twinpage", default="target/release/twinpage")
     ap.add_argument("--only", nargs="*", help="datasets to run (e.g. Textual/Abt-Buy)")
-    ap.add_argument("--seed", type=int, default=7, help="training seed (fit / calibration split, trees)")
+    ap.add_argument("--seed", type=int, nargs="+", default=[7],
+                    help="training seed(s) (fit / calibration split, trees); several give each and the mean")
     ap.add_argument("--train-args", default="", help="more `twinpage train` options, e.g. a decision policy")
     args = ap.parse_args()
     if not os.access(args.twinpage, os.X_OK):
@@ -113,12 +115,25 @@ def main() -> int:
     extra = shlex.split(args.train_args)
     for dataset in datasets:
         model = os.path.join(args.work, f"{dataset.replace('/', '_')}.json")
-        m = measure(args.twinpage, train[dataset], valid[dataset], model, args.seed, extra)
+        runs = [measure(args.twinpage, train[dataset], valid[dataset], model, seed, extra)
+                for seed in args.seed]
         published = " | ".join(f"{f:.3f}" for f in PUBLISHED.get(dataset, ())) or "— | — | —"
         train_pairs = sum(1 for _ in open(train[dataset], encoding="utf-8")) - 1
-        print(f"| {dataset} | {train_pairs} / {m['pairs']} | **{m['f1']:.3f}** | {m['decided']:.0%} "
-              f"| {m['decided_precision']:.3f} | {published} |", flush=True)
+        f1 = f"**{per_seed(runs, 'f1', '{:.3f}')}**"
+        decided = per_seed(runs, "decided", "{:.0%}")
+        precision = per_seed(runs, "decided_precision", "{:.3f}")
+        print(f"| {dataset} | {train_pairs} / {runs[0]['pairs']} | {f1} | {decided} | {precision} "
+              f"| {published} |", flush=True)
     return 0
+
+
+def per_seed(runs: list[dict], key: str, form: str) -> str:
+    """One run's figure; several runs' figures, then their mean."""
+    values = [r[key] for r in runs]
+    mean = form.format(sum(values) / len(values))
+    if len(values) == 1:
+        return mean
+    return " / ".join(form.format(v) for v in values) + f", mean {mean}"
 
 
 if __name__ == "__main__":
