@@ -161,6 +161,10 @@ def test_a_model_trained_in_python_loads_in_the_command_line_and_back(tmp_path):
         train[column] = [str(base / v) for v in train[column]]
     model = twinpage.train(train, tmp_path / "m.json", render=False, trees=8, seed=3)
     assert Path(model.path).is_file()
+    # A flag given as True: the model written is fitted on every pair once judged.
+    every = twinpage.train(train, tmp_path / "every.json", render=False, trees=8, seed=3, every_pair=True)
+    fitted = lambda m: json.loads(Path(m.path).read_text())["training"]["fitted_on_every_pair"]
+    assert fitted(every) and not fitted(model)
     frame = web_pairs(30)
     ours = model.score(frame, render="never")
     theirs = cli_scores(frame, tmp_path, "--model", model.path, "--render", "never")
