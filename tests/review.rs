@@ -1252,6 +1252,21 @@ fn label_blind(tab: &Tab, verdicts: &[(&str, &str)]) {
     wait_for_pair(tab, "");
 }
 
+/// With nothing to judge it on, a new model is not made.
+#[test]
+fn retraining_refuses_an_empty_frozen_set() {
+    use twinpage::model::LabelledPairs;
+    use twinpage_review::retrain::{retrain, Frozen};
+    let (model, original, _) = small_model();
+    let none = LabelledPairs::default();
+    let refused = retrain(&model, &original, &none, Frozen::Pairs(none.clone()), 7);
+    let err = refused
+        .err()
+        .expect("no frozen pair, no new model")
+        .to_string();
+    assert!(err.contains("no pairs") && err.contains("--eval"), "{err}");
+}
+
 #[test]
 fn two_reviewers_and_an_adjudicator_go_through_a_whole_round_in_chromium() {
     use twinpage_review::background::{Retrainer, Retraining};

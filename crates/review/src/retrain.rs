@@ -119,6 +119,9 @@ pub fn retrain(
             pairs.clone()
         }
     };
+    if frozen_pairs.is_empty() {
+        bail!("the frozen evaluation set has no pairs, so the new model cannot be judged against model {}; give labelled pairs with --eval", parent.id);
+    }
     let frozen_documents: HashSet<[u8; 32]> = frozen_pairs
         .documents
         .iter()
@@ -164,7 +167,11 @@ pub fn retrain(
     // A parent fitted on every pair: its held-out pairs (the last ones of `set`)
     // join the fitting and calibration parts. A frozen set given apart stays apart.
     let refit = parent.training.fitted_on_every_pair && !held_out_groups.is_empty();
-    let trained_on = set.len() - frozen_pairs.len() + if refit { frozen_pairs.len() } else { 0 };
+    let trained_on = if refit {
+        set.len()
+    } else {
+        set.len() - frozen_pairs.len()
+    };
     let kept = if refit {
         let every_part: Vec<Part> = parts[..set.len() - frozen_pairs.len()]
             .iter()

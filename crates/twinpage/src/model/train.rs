@@ -100,7 +100,8 @@ pub struct Trained {
     pub calibration_pairs: usize,
     pub evaluation_pairs: usize,
     /// Whether the fitting and calibration parts hold every training pair: the
-    /// held-out figures are then those of a sibling fitted on fewer (see [`train`]).
+    /// held-out figures are then those of a sibling fitted on fewer (see
+    /// [`train_on_every_pair`]).
     pub fitted_on_every_pair: bool,
     /// Each of the estimator's signals' permutation importance on the evaluation
     /// pairs, in its order.
