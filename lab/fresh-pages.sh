@@ -5,7 +5,7 @@
 # pages up to 100 KB of gzip (the training set stops at 20 KB) and another seed; its
 # documents are rendered, then both shipped models judge every pair (`evaluate --by
 # kind`) and `score` runs its default cascade on them. Needs ../shared/data and
-# `cargo build --release`; about 5 minutes on 2 cores, most of it rendering.
+# `cargo build --release`; about 10 minutes on 2 cores, most of it rendering.
 #
 #     lab/fresh-pages.sh [OUT]        (default target/fresh-web)
 set -euo pipefail
