@@ -36,7 +36,7 @@ GROUPS = ("fetched", "rendered", "growth", "meta", "record", "contrast")
 def signal_columns(frame: pd.DataFrame) -> list[str]:
     """The signals the trees read: every group's, less the hashed contrast words."""
     return [c for c in frame.columns
-            if c.split(".")[0] in GROUPS and "." in c and not c.startswith("contrast.word")]
+            if "." in c and c.split(".")[0] in GROUPS and not c.startswith("contrast.word")]
 
 
 def fit(frame: pd.DataFrame, columns: list[str], seed: int) -> RandomForestClassifier:
@@ -44,7 +44,8 @@ def fit(frame: pd.DataFrame, columns: list[str], seed: int) -> RandomForestClass
     return forest.fit(frame[columns].fillna(-1), frame.label)
 
 
-def wrong(forest, frame: pd.DataFrame, columns: list[str]) -> pd.Series:
+def wrong(forest, frame: pd.DataFrame, columns: list[str]) -> tuple[pd.Series, np.ndarray]:
+    """Which pairs the forest gets wrong at p >= 0.5, and each pair's p."""
     p = forest.predict_proba(frame[columns].fillna(-1))[:, 1]
     return pd.Series((p >= 0.5) != (frame.label == 1), index=frame.index), p
 
