@@ -107,9 +107,10 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
     None
 }
 
-/// Position of `needle` in `haystack`.
+/// Position of `needle` in `haystack` (SIMD search: a page's scripts are scanned
+/// for their closing tag with it).
 pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(haystack, needle)
 }
 
 /// Text in UTF-16 or UTF-32, which a BOM may not announce (and whose UTF-32 BOM

@@ -4,7 +4,12 @@
 
 /// 64-bit FNV-1a of a byte string.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a_continue(0xcbf2_9ce4_8422_2325, bytes)
+}
+
+/// FNV-1a of `bytes` continued from `hash`: `fnv1a(ab)` is
+/// `fnv1a_continue(fnv1a(a), b)`, so a string can be hashed in parts.
+pub fn fnv1a_continue(mut hash: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         hash ^= u64::from(b);
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);

@@ -133,7 +133,7 @@ fn cut_attribute_floods(text: &mut String) -> bool {
     let bytes = text.as_bytes();
     let mut cuts: Vec<std::ops::Range<usize>> = Vec::new();
     let mut i = 0;
-    while let Some(offset) = bytes[i..].iter().position(|&b| b == b'<') {
+    while let Some(offset) = memchr::memchr(b'<', &bytes[i..]) {
         i += offset + 1;
         let rest = &bytes[i..];
         if !rest.first().is_some_and(u8::is_ascii_alphabetic) {
@@ -143,12 +143,12 @@ fn cut_attribute_floods(text: &mut String) -> bool {
             .iter()
             .position(|b| !b.is_ascii_alphanumeric())
             .unwrap_or(rest.len());
-        let name = String::from_utf8_lossy(&rest[..name_len]).to_ascii_lowercase();
+        let name = &rest[..name_len];
         let (end, cut_from) = scan_start_tag(bytes, i + name_len);
         cuts.extend(cut_from.map(|from| from..end));
         i = end;
-        if name == "script" || name == "style" {
-            i = find_closing_tag(bytes, i, &name).unwrap_or(bytes.len());
+        if let Some(raw_text) = raw_text_element(name) {
+            i = find_closing_tag(bytes, i, raw_text).unwrap_or(bytes.len());
         }
     }
     if cuts.is_empty() {
@@ -224,7 +224,7 @@ fn cut_deep_nesting(text: &mut String) -> bool {
     let bytes = text.as_bytes();
     let mut open: usize = 0;
     let mut i = 0;
-    while let Some(offset) = bytes[i..].iter().position(|&b| b == b'<') {
+    while let Some(offset) = memchr::memchr(b'<', &bytes[i..]) {
         let at = i + offset;
         let rest = &bytes[at + 1..];
         let name_len = rest
@@ -235,10 +235,13 @@ fn cut_deep_nesting(text: &mut String) -> bool {
         if rest.first() == Some(&b'/') {
             open = open.saturating_sub(1);
         } else if name_len > 0 && rest[0].is_ascii_alphabetic() {
-            let name = String::from_utf8_lossy(&rest[..name_len]).to_ascii_lowercase();
-            if name == "script" || name == "style" {
-                i = find_closing_tag(bytes, i, &name).unwrap_or(bytes.len());
-            } else if !VOID_ELEMENTS.contains(&name.as_str()) {
+            let name = &rest[..name_len];
+            if let Some(raw_text) = raw_text_element(name) {
+                i = find_closing_tag(bytes, i, raw_text).unwrap_or(bytes.len());
+            } else if !VOID_ELEMENTS
+                .iter()
+                .any(|void| name.eq_ignore_ascii_case(void.as_bytes()))
+            {
                 open += 1;
                 if open > MAX_OPEN_ELEMENTS {
                     text.truncate(at);
@@ -248,6 +251,14 @@ fn cut_deep_nesting(text: &mut String) -> bool {
         }
     }
     false
+}
+
+/// `script` or `style` (lower-cased) when `name` is one of them, in any case: their
+/// contents are code, whose `<` are no tags.
+fn raw_text_element(name: &[u8]) -> Option<&'static str> {
+    ["script", "style"]
+        .into_iter()
+        .find(|element| name.eq_ignore_ascii_case(element.as_bytes()))
 }
 
 /// A body whose first 8 KB hold NUL bytes or mostly control characters is not a page.

@@ -30,13 +30,18 @@ impl Model {
 
     /// A model from the text of a model file, checked.
     pub fn from_json(text: &str) -> Result<Model> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).context("not a twinpage model file")?;
-        let model = match value.get("format").and_then(serde_json::Value::as_u64) {
-            Some(1) => serde_json::from_value::<FormatOne>(value)
+        // The format number alone first (the rest skipped, not built into a tree of
+        // values), then the file read straight into the format it names.
+        #[derive(serde::Deserialize)]
+        struct Format {
+            format: Option<serde_json::Value>,
+        }
+        let format: Format = serde_json::from_str(text).context("not a twinpage model file")?;
+        let model = match format.format.as_ref().and_then(serde_json::Value::as_u64) {
+            Some(1) => serde_json::from_str::<FormatOne>(text)
                 .context("not a twinpage model file")?
                 .into_model()?,
-            Some(2) => serde_json::from_value(value).context("not a twinpage model file")?,
+            Some(2) => serde_json::from_str(text).context("not a twinpage model file")?,
             other => bail!(
                 "model format {} but this twinpage reads formats 1 and {FORMAT}; retrain it with `twinpage train`",
                 other.map_or_else(|| "missing".to_string(), |f| f.to_string())
