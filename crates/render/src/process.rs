@@ -94,6 +94,7 @@ impl Process {
             .stderr(log)
             .process_group(0);
         limit_memory(&mut command, options.memory_per_process);
+        allow_huge_pages(&mut command);
         hand_over_pipe(
             &mut command,
             browser_reads.as_raw_fd(),
@@ -246,6 +247,19 @@ fn limit_memory(command: &mut Command, bytes: u64) {
     // SAFETY: setrlimit(2) is async-signal-safe and touches no memory of ours.
     unsafe {
         command.pre_exec(move || match libc::setrlimit(libc::RLIMIT_DATA, &limit) {
+            0 => Ok(()),
+            _ => Err(std::io::Error::last_os_error()),
+        });
+    }
+}
+
+/// Gives the browser the kernel's transparent huge pages back: the `twinpage` binary
+/// turns them off for itself (its allocator's fresh memory was zeroed 2 MB at a time),
+/// and children inherit that, but the browser's allocator was not measured without them.
+fn allow_huge_pages(command: &mut Command) {
+    // SAFETY: prctl(2) is async-signal-safe and touches no memory of ours.
+    unsafe {
+        command.pre_exec(|| match libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) {
             0 => Ok(()),
             _ => Err(std::io::Error::last_os_error()),
         });
