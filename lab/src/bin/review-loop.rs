@@ -34,8 +34,9 @@
 //! `target/review-loop/curves.csv` for plotting.
 //!
 //! `-- --ceiling` asks another question: how many labels does it take to reach 98 %
-//! of the F1 that every label of the pool gives (the *ceiling*: the default forest
-//! trained on the whole pool, mean over the seeds)? For each seed, labels of the
+//! of the F1 that every label of the pool gives (the *ceiling*: the start model
+//! retrained with every label of its stream, fitted as the budgets below are, mean
+//! over the seeds)? For each seed, labels of the
 //! stream are taken in the queue's default order (one round, as above) and at random,
 //! at each budget of [`CEILING_BUDGETS`]; the labels each needed are the budget from
 //! which on every retrained model stays at the mark; the table gives them and the
@@ -428,17 +429,20 @@ fn labels_to_ceiling(datasets: &[Dataset], options: &Options) {
     println!("| dataset | ceiling F1 | start F1 | labels, queue order (per seed) | labels, random (per seed) | queue / random (medians) |");
     println!("|---|---|---|---|---|---|");
     for data in datasets {
-        let ceilings: Vec<f64> = (1..=options.seeds)
-            .map(|seed| {
-                let model = train_start(&data.pool, data.signals.clone(), seed);
-                measure(&model, &data.frozen).f1
-            })
+        let rounds: Vec<Round> = (1..=options.seeds)
+            .map(|seed| Round::new(data, options.share, seed))
+            .collect();
+        // Every label of the stream, fitted as the labelled budgets are: the start
+        // model retrained with all of them.
+        let ceilings: Vec<f64> = rounds
+            .iter()
+            .map(|round| round.retrained(&round.stream))
             .collect();
         let (ceiling, _) = mean_sd(&ceilings);
         let mark = CEILING_SHARE * ceiling;
         let (mut queue_needs, mut random_needs, mut starts) = (Vec::new(), Vec::new(), Vec::new());
-        for seed in 1..=options.seeds {
-            let round = Round::new(data, options.share, seed);
+        for round in &rounds {
+            let seed = round.seed;
             starts.push(measure(&round.model, &data.frozen).f1);
             let (queue, _) = round.queue(&round.model);
             let ranked = round.ranked(&round.model, DEFAULT_ORDER, &HashSet::new(), &queue);
