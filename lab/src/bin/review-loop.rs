@@ -36,9 +36,9 @@
 //! `-- --ceiling` asks another question: how many labels does it take to reach 98 %
 //! of the F1 that every label of the pool gives (the *ceiling*: the start model
 //! retrained with every label of its stream, fitted as the budgets below are, mean
-//! over the seeds)? For each seed, labels of the
-//! stream are taken in the queue's default order (one round, as above) and at random,
-//! at each budget of [`CEILING_BUDGETS`]; the labels each needed are the budget from
+//! over the seeds)? For each seed, labels of the stream are taken in the queue's
+//! default order (one round, as above) and at random, at each budget of
+//! [`CEILING_BUDGETS`]; the labels each needed are the budget from
 //! which on every retrained model stays at the mark; the table gives them and the
 //! ratio of their medians.
 

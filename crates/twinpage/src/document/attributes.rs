@@ -403,7 +403,7 @@ fn top_word_share(words: &[String]) -> f64 {
 }
 
 /// Deflate length of `bytes`. Each thread keeps one compressor and resets it: a new
-/// one allocates and zeroes over 200 KB of tables, which cost a third as much as compressing
+/// one allocates and zeroes over 200 KB of tables, a third of the cost of compressing
 /// a page's core.
 fn deflate_len(bytes: &[u8]) -> usize {
     use flate2::{Compress, Compression, FlushCompress};
