@@ -176,9 +176,9 @@ impl Document {
         let hidden_chars = remove_hidden(&dom);
         let dom_shingles = seen.map(|_| text::shingles(&text::word_ids(&visible_text(&dom))));
         let visible_text = seen.map_or_else(|| visible_text(&dom), str::to_string);
-        let record = Record::read(json_ld, &dom, &title, &visible_text);
-        // Each text is split into words once; ids, numbers and spam share the split.
+        // Each text is split into words once; ids, numbers, spam and the record share the split.
         let visible_tokens: Vec<String> = text::words(&visible_text).collect();
+        let record = Record::read(json_ld, &dom, &title, &visible_text, visible_tokens.len());
         let visible_words = text::ids_of(&visible_tokens);
         let visible_shingles = text::shingles(&visible_words);
         // Only a DOM that writes something the browser did not show has text to remove.

@@ -88,17 +88,17 @@ pub fn field_of(label: &str) -> Option<Field> {
 
 impl Record {
     /// Reads the record of a parsed page from the fields of its JSON-LD (read by
-    /// [`json_ld_fields`] before scripts are removed), its markup and `visible_text`.
-    /// None when the page is not a record.
+    /// [`json_ld_fields`] before scripts are removed), its markup and `visible_text`
+    /// of `words` words ([`text::words`]). None when the page is not a record.
     pub fn read(
         json_ld: Vec<(Field, String)>,
         dom: &Dom,
         title: &str,
         visible_text: &str,
+        words: usize,
     ) -> Option<Record> {
         // A page nobody sees a word of (a script that never ran) is no record, nor is a
         // long one; they are told apart before any field is looked for.
-        let words = text::words(visible_text).take(MAX_RECORD_WORDS + 1).count();
         if words == 0 || words > MAX_RECORD_WORDS {
             return None;
         }
@@ -445,7 +445,13 @@ mod tests {
             .select_matcher(css!("body"))
             .formatted_text()
             .to_string();
-        Record::read(json_ld, &dom, &title, &visible)
+        Record::read(
+            json_ld,
+            &dom,
+            &title,
+            &visible,
+            text::words(&visible).count(),
+        )
     }
 
     #[test]
