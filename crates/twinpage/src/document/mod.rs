@@ -8,6 +8,7 @@
 #[macro_use]
 mod css;
 
+pub mod aligned;
 pub mod attributes;
 pub mod decode;
 pub mod idf;
