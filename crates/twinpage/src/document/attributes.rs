@@ -190,9 +190,11 @@ impl Document {
         if unseen_text {
             remove_unseen(&dom, &visible_words, &visible_shingles);
         }
-        let core = Core::read(core_text(dom, &visible_text), idf);
+        let core_text = core_text(dom, &visible_text);
         let visible_chars = visible_text.chars().count();
+        let (core_tokens, core_capitals) = text::words_and_capitals(&core_text);
         let script_built = scripted && (app_shell || visible_words.len() < SCRIPT_BUILT_WORDS);
+        let core_words = text::ids_of(&core_tokens);
         let spam = SpamIndicators {
             top_word_share: top_word_share(&visible_tokens),
             hidden_text_share: share(hidden_chars, hidden_chars + visible_chars),
@@ -204,9 +206,18 @@ impl Document {
             truncated: body.truncated,
             binary: body.binary,
             visible_vocabulary: text::vocabulary(&visible_words),
+            core_shingles: text::shingles(&core_words),
             visible_shingles,
             dom_shingles,
+            top_terms: idf.top_terms(&core_words, TOP_TERMS),
+            core_simhash: text::simhash(&core_words),
             visible_simhash: text::simhash(&visible_words),
+            core_numbers: text::number_set(&core_tokens),
+            core_number_places: text::number_places(&core_tokens, &core_words),
+            core_name_places: text::name_places(&core_capitals, &core_words),
+            core_compressed_len: deflate_len(core_text.as_bytes()),
+            core_self_compressed: std::sync::OnceLock::new(),
+            language: language(&core_text),
             link_count,
             link_domains,
             image_count,
@@ -218,70 +229,9 @@ impl Document {
             title_words: text::word_set(&title),
             title,
             visible_words,
+            core_words,
             visible_text,
-            ..core.into_document()
-        }
-    }
-
-    /// This body with another passage of its own text as core content: every core
-    /// attribute is read again from `core_text`, the rest is kept.
-    pub fn with_core(&self, core_text: String, idf: &IdfTable) -> Document {
-        Core::read(core_text, idf).into_document_from(self.clone())
-    }
-}
-
-/// The attributes read from the core content alone.
-struct Core {
-    text: String,
-    words: Vec<u32>,
-    shingles: Vec<u64>,
-    top_terms: Vec<(u32, f32)>,
-    simhash: u64,
-    numbers: Vec<u64>,
-    number_places: Vec<(u64, u32)>,
-    name_places: Vec<(u64, u32)>,
-    compressed_len: usize,
-    language: Option<&'static str>,
-}
-
-impl Core {
-    fn read(text: String, idf: &IdfTable) -> Core {
-        // One segmentation gives the words, their numbers and their names.
-        let (tokens, capitals) = text::words_and_capitals(&text);
-        let words = text::ids_of(&tokens);
-        Core {
-            shingles: text::shingles(&words),
-            top_terms: idf.top_terms(&words, TOP_TERMS),
-            simhash: text::simhash(&words),
-            numbers: text::number_set(&tokens),
-            number_places: text::number_places(&tokens, &words),
-            name_places: text::name_places(&capitals, &words),
-            compressed_len: deflate_len(text.as_bytes()),
-            language: language(&text),
-            words,
-            text,
-        }
-    }
-
-    fn into_document(self) -> Document {
-        self.into_document_from(Document::default())
-    }
-
-    /// `document` with these core attributes in place of its own.
-    fn into_document_from(self, document: Document) -> Document {
-        Document {
-            core_text: self.text,
-            core_words: self.words,
-            core_shingles: self.shingles,
-            top_terms: self.top_terms,
-            core_simhash: self.simhash,
-            core_numbers: self.numbers,
-            core_number_places: self.number_places,
-            core_name_places: self.name_places,
-            core_compressed_len: self.compressed_len,
-            core_self_compressed: std::sync::OnceLock::new(),
-            language: self.language,
-            ..document
+            core_text,
         }
     }
 }

@@ -8,7 +8,6 @@
 #[macro_use]
 mod css;
 
-pub mod aligned;
 pub mod attributes;
 pub mod decode;
 pub mod idf;

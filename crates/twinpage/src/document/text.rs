@@ -46,14 +46,6 @@ fn written_words(text: &str) -> impl Iterator<Item = &str> + '_ {
         .filter(|w| !is_noise(w))
 }
 
-/// The byte range in `text` of each word [`words`] gives, in order.
-pub fn word_spans(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-    written_words(text).map(move |w| {
-        let start = w.as_ptr() as usize - text.as_ptr() as usize;
-        start..start + w.len()
-    })
-}
-
 /// Word ids of a text, in order.
 pub fn word_ids(text: &str) -> Vec<u32> {
     words(text).map(|w| word_id(&w)).collect()
@@ -161,19 +153,16 @@ pub fn word_shingles(ids: &[u32], words: usize) -> Vec<u64> {
         return Vec::new();
     }
     let width = words.max(1).min(ids.len());
-    let mut out: Vec<u64> = shingles_in_order(ids, width).collect();
+    let mut out: Vec<u64> = ids
+        .windows(width)
+        .map(|w| {
+            w.iter()
+                .fold(0xcbf2_9ce4_8422_2325u64, |h, &id| mix64(h ^ u64::from(id)))
+        })
+        .collect();
     out.sort_unstable();
     out.dedup();
     out
-}
-
-/// The hash of the `width`-word shingle starting at each word that begins one, in
-/// text order (the hashes [`word_shingles`] sorts).
-pub fn shingles_in_order(ids: &[u32], width: usize) -> impl Iterator<Item = u64> + '_ {
-    ids.windows(width).map(|w| {
-        w.iter()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, &id| mix64(h ^ u64::from(id)))
-    })
 }
 
 /// The distinct word ids of a word sequence, sorted, widened to `u64` for the set tests.

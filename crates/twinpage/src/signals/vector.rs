@@ -5,9 +5,8 @@ use super::layout::{Layout, FETCHED, RENDERED};
 use super::query::Query;
 use super::signal::{BodyPair, Signal, MISSING};
 use super::{contrast, distance, growth, metadata, query, record, rendered, simple};
-use crate::document::aligned::aligned;
 use crate::document::url::UrlParts;
-use crate::document::{Document, IdfTable, Pair};
+use crate::document::{Document, Pair};
 
 /// The tests run on a body, in vector order.
 fn body_signals() -> impl Iterator<Item = &'static Signal> {
@@ -71,13 +70,10 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
         url_b: &url_b,
         query: &query,
     };
-    let idf = IdfTable::shipped();
-    let (fa_aligned, fb_aligned) = aligned(fa, fb, idf);
-    let fetched = on(&fa_aligned, &fb_aligned);
+    let fetched = on(fa, fb);
     let mut out: Vec<f64> = body_signals().map(|s| (s.compute)(&fetched)).collect();
     if let Some((ra, rb)) = bodies.rendered {
-        let (ra_read, rb_read) = aligned(readable(fa, ra), readable(fb, rb), idf);
-        let read = on(&ra_read, &rb_read);
+        let read = on(readable(fa, ra), readable(fb, rb));
         out.extend(body_signals().map(|s| (s.compute)(&read)));
         let rendered = on(ra, rb);
         out.extend(rendered::SIGNALS.iter().map(|s| (s.compute)(&rendered)));
