@@ -93,8 +93,7 @@ impl Process {
             .stdout(Stdio::null())
             .stderr(log)
             .process_group(0);
-        limit_memory(&mut command, options.memory_per_process);
-        allow_huge_pages(&mut command);
+        set_memory(&mut command, options.memory_per_process);
         hand_over_pipe(
             &mut command,
             browser_reads.as_raw_fd(),
@@ -178,6 +177,32 @@ fn hand_over_pipe(command: &mut Command, reads: RawFd, writes: RawFd) {
     };
 }
 
+/// Bounds the data memory of the browser and of every process it starts (they
+/// inherit the limit), and gives them the kernel's transparent huge pages back.
+/// Chromium reserves terabytes of address space it never uses, so the address-space
+/// limit cannot serve; the data limit counts only what is made writable, which is what
+/// a page's buffers, heap and DOM take. Huge pages: the `twinpage` binary turns them
+/// off for itself (its allocator's fresh memory was zeroed 2 MB at a time) and children
+/// inherit that, but the browser's allocator was not measured without them.
+fn set_memory(command: &mut Command, bytes: u64) {
+    let limit = libc::rlimit {
+        rlim_cur: bytes,
+        rlim_max: bytes,
+    };
+    // SAFETY: the closure runs between fork and exec and calls only setrlimit(2) and
+    // prctl(2), which are async-signal-safe and touch no memory of ours.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_DATA, &limit) != 0
+                || libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Killing: process groups, profile folders, Ctrl-C.
 
@@ -235,37 +260,6 @@ pub fn leave_interrupts_to_host() {
 /// as long as twinpage; a worker thread that relaunched a hung browser and then ended
 /// would take the new browser with it. Chromium's own children (zygotes, renderers)
 /// exit when their browser does.
-/// Bounds the data memory of the browser and of every process it starts (they
-/// inherit the limit). Chromium reserves terabytes of address space it never
-/// uses, so the address-space limit cannot serve; the data limit counts only
-/// what is made writable, which is what a page's buffers, heap and DOM take.
-fn limit_memory(command: &mut Command, bytes: u64) {
-    let limit = libc::rlimit {
-        rlim_cur: bytes,
-        rlim_max: bytes,
-    };
-    // SAFETY: setrlimit(2) is async-signal-safe and touches no memory of ours.
-    unsafe {
-        command.pre_exec(move || match libc::setrlimit(libc::RLIMIT_DATA, &limit) {
-            0 => Ok(()),
-            _ => Err(std::io::Error::last_os_error()),
-        });
-    }
-}
-
-/// Gives the browser the kernel's transparent huge pages back: the `twinpage` binary
-/// turns them off for itself (its allocator's fresh memory was zeroed 2 MB at a time),
-/// and children inherit that, but the browser's allocator was not measured without them.
-fn allow_huge_pages(command: &mut Command) {
-    // SAFETY: prctl(2) is async-signal-safe and touches no memory of ours.
-    unsafe {
-        command.pre_exec(|| match libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) {
-            0 => Ok(()),
-            _ => Err(std::io::Error::last_os_error()),
-        });
-    }
-}
-
 fn spawn_bound_to_us(command: Command) -> std::io::Result<Child> {
     type Request = (Command, std::sync::mpsc::Sender<std::io::Result<Child>>);
     static LAUNCHER: OnceLock<Mutex<std::sync::mpsc::Sender<Request>>> = OnceLock::new();
