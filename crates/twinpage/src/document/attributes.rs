@@ -6,7 +6,7 @@
 //! text; then the same DOM is handed to the readability extractor for the core
 //! content (it mutates the DOM, so it goes last).
 
-use dom_query::Document as Dom;
+use dom_query::{Document as Dom, Matcher, NodeRef, Selection};
 use dom_smoothie::{Config, Readability, TextMode};
 
 use super::decode::DecodedBody;
@@ -155,22 +155,21 @@ impl Document {
 
     fn from_parts(body: &DecodedBody, idf: &IdfTable, seen: Option<&str>) -> Document {
         let dom = Dom::from(body.text.as_str());
-        let title = text::normalise_space(&dom.select_matcher(css!("title")).text());
-        let (link_count, link_domains) = links(&dom);
-        let image_count = dom.select_matcher(css!("img")).length();
+        let marked = Marked::find(&dom);
+        let title = text::normalise_space(&Selection::from(marked.titles).text());
+        let (link_count, link_domains) = links(&marked.anchors);
+        let image_count = marked.images;
         // JSON-LD sits in scripts, which go with the hidden elements.
-        let json_ld = record::json_ld_fields(&dom);
-        let scripted = dom.select_matcher(css!("script")).exists();
+        let json_ld = record::json_ld_fields(&marked.scripts);
+        let scripted = !marked.scripts.is_empty();
         // A `<noscript>` that asks for JavaScript; not the tracking pixels many pages keep there.
-        let asks_for_script = dom
-            .select_matcher(css!("noscript"))
+        let asks_for_script = marked
+            .notices
             .iter()
             .any(|notice| notice.text().to_lowercase().contains("javascript"));
         let app_shell = asks_for_script
-            || dom
-                .select_matcher(css!(
-                    "#root, #app, #__next, #__nuxt, [data-reactroot], app-root"
-                ))
+            || marked
+                .app_roots
                 .iter()
                 .any(|root| root.text().trim().is_empty());
         let hidden_chars = remove_hidden(&dom);
@@ -270,8 +269,62 @@ fn share(part: usize, whole: usize) -> f64 {
     }
 }
 
-fn links(dom: &Dom) -> (usize, Vec<u64>) {
-    let anchors = dom.select_matcher(css!("a[href]"));
+/// The elements a script-built app fills in (React, Vue, Next, Nuxt, Angular).
+const APP_ROOTS: &str = "#root, #app, #__next, #__nuxt, [data-reactroot], app-root";
+
+/// The elements the attributes read before hidden elements, scripts and the head go,
+/// found in one walk of the DOM rather than one per selector (each walk visits every
+/// node: six of them took over 1 % of fetched-only scoring).
+struct Marked<'a> {
+    titles: Vec<NodeRef<'a>>,
+    anchors: Vec<NodeRef<'a>>,
+    images: usize,
+    scripts: Vec<NodeRef<'a>>,
+    /// `<noscript>` elements.
+    notices: Vec<NodeRef<'a>>,
+    /// The elements a script-built app fills in.
+    app_roots: Vec<NodeRef<'a>>,
+}
+
+impl<'a> Marked<'a> {
+    fn find(dom: &'a Dom) -> Marked<'a> {
+        let mut marked = Marked {
+            titles: Vec::new(),
+            anchors: Vec::new(),
+            images: 0,
+            scripts: Vec::new(),
+            notices: Vec::new(),
+            app_roots: Vec::new(),
+        };
+        let any = css!(&format!(
+            "title, a[href], img, script, noscript, {APP_ROOTS}"
+        ));
+        for node in dom.select_matcher(any).nodes() {
+            let is = |matcher: &Matcher| matcher.match_element(node);
+            if is(css!("title")) {
+                marked.titles.push(*node);
+            }
+            if is(css!("a[href]")) {
+                marked.anchors.push(*node);
+            }
+            if is(css!("img")) {
+                marked.images += 1;
+            }
+            if is(css!("script")) {
+                marked.scripts.push(*node);
+            }
+            if is(css!("noscript")) {
+                marked.notices.push(*node);
+            }
+            if is(css!(APP_ROOTS)) {
+                marked.app_roots.push(*node);
+            }
+        }
+        marked
+    }
+}
+
+fn links(anchors: &[NodeRef]) -> (usize, Vec<u64>) {
     let mut domains: Vec<u64> = anchors
         .iter()
         .filter_map(|a| a.attr("href"))
@@ -282,22 +335,30 @@ fn links(dom: &Dom) -> (usize, Vec<u64>) {
         .collect();
     domains.sort_unstable();
     domains.dedup();
-    (anchors.length(), domains)
+    (anchors.len(), domains)
 }
 
+/// Elements hidden by their own markup.
+const HIDDEN: &str = "[hidden], [aria-hidden=true], [style*='display:none'], \
+     [style*='display: none'], [style*='visibility:hidden'], [style*='visibility: hidden']";
+
+/// Elements whose contents a reader never sees as text.
+const NEVER_SHOWN: &str = "script, style, noscript, template, svg, head, iframe, object";
+
 /// Removes what a reader never sees and returns how many characters of text it held
-/// (the hidden-text spam indicator counts only hidden *elements*, not scripts).
+/// (the hidden-text spam indicator counts only hidden *elements*, not scripts). Both
+/// kinds are found in one walk of the DOM, before either goes.
 fn remove_hidden(dom: &Dom) -> usize {
-    let hidden = dom.select_matcher(css!(
-        "[hidden], [aria-hidden=true], [style*='display:none'], [style*='display: none'], \
-         [style*='visibility:hidden'], [style*='visibility: hidden']"
-    ));
-    let hidden_chars = hidden.text().chars().filter(|c| !c.is_whitespace()).count();
-    hidden.remove();
-    dom.select_matcher(css!(
-        "script, style, noscript, template, svg, head, iframe, object"
-    ))
-    .remove();
+    let unseen = dom.select_matcher(css!(&format!("{HIDDEN}, {NEVER_SHOWN}")));
+    let hidden: Vec<NodeRef> = unseen
+        .nodes()
+        .iter()
+        .filter(|node| css!(HIDDEN).match_element(*node))
+        .copied()
+        .collect();
+    let hidden_text = Selection::from(hidden).text();
+    let hidden_chars = hidden_text.chars().filter(|c| !c.is_whitespace()).count();
+    unseen.remove();
     hidden_chars
 }
 

@@ -11,7 +11,7 @@
 //! recognised field, or with the text of an article, is not ([`Record::read`] gives
 //! None) and its record signals are missing.
 
-use dom_query::Document as Dom;
+use dom_query::{Document as Dom, NodeRef};
 use serde_json::Value;
 
 use super::text;
@@ -167,13 +167,12 @@ impl Record {
     }
 }
 
-/// Fields of the JSON-LD blocks (schema.org `Product`, `ScholarlyArticle`, …).
-pub fn json_ld_fields(dom: &Dom) -> Vec<(Field, String)> {
+/// Fields of the JSON-LD blocks (schema.org `Product`, `ScholarlyArticle`, …) among
+/// a page's `scripts`.
+pub fn json_ld_fields(scripts: &[NodeRef]) -> Vec<(Field, String)> {
+    let json_ld = css!("script[type='application/ld+json']");
     let mut fields = Vec::new();
-    for script in dom
-        .select_matcher(css!("script[type='application/ld+json']"))
-        .iter()
-    {
+    for script in scripts.iter().filter(|s| json_ld.match_element(*s)) {
         if let Ok(value) = serde_json::from_str::<Value>(&script.text()) {
             json_ld_value(&value, &mut fields, 0);
         }
@@ -440,7 +439,7 @@ mod tests {
     fn record(html: &str) -> Option<Record> {
         let dom = Dom::from(html);
         let title = text::normalise_space(&dom.select_matcher(css!("title")).text());
-        let json_ld = json_ld_fields(&dom);
+        let json_ld = json_ld_fields(dom.select_matcher(css!("script")).nodes());
         let visible = dom
             .select_matcher(css!("body"))
             .formatted_text()

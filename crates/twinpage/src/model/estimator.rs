@@ -143,8 +143,8 @@ pub struct Kind {
     pub params: &'static [Param],
     /// Checked parameters from the values given (defaults for the rest).
     pub learner: fn(&ParamValues) -> Result<Box<dyn Learner>>,
-    /// An estimator of this kind from its fields in a model file.
-    pub read: fn(serde_json::Value) -> Result<Arc<dyn Estimator>>,
+    /// An estimator of this kind from its fields in a model file (a JSON object).
+    pub read: fn(&str) -> Result<Arc<dyn Estimator>>,
 }
 
 /// How the model file keeps an estimator: `{"kind": NAME, ...its fields}`.
@@ -168,13 +168,18 @@ pub(crate) mod json {
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Arc<dyn Estimator>, D::Error> {
-        let mut fields = serde_json::Value::deserialize(deserializer)?;
-        let name = fields
-            .as_object_mut()
-            .and_then(|object| object.remove("kind"))
-            .and_then(|kind| kind.as_str().map(str::to_string))
+        // The fields are read once, straight into the estimator's own type: a tree of
+        // JSON values first would take most of the time a forest takes to load.
+        let fields = <Box<serde_json::value::RawValue>>::deserialize(deserializer)?;
+        #[derive(serde::Deserialize)]
+        struct Named {
+            kind: Option<String>,
+        }
+        let named: Named = serde_json::from_str(fields.get()).map_err(D::Error::custom)?;
+        let name = named
+            .kind
             .ok_or_else(|| D::Error::custom("the estimator names no `kind`"))?;
         let kind = super::super::kinds::estimator_named(&name).map_err(D::Error::custom)?;
-        (kind.read)(fields).map_err(|e| D::Error::custom(format!("{e:#}")))
+        (kind.read)(fields.get()).map_err(|e| D::Error::custom(format!("{e:#}")))
     }
 }

@@ -51,7 +51,7 @@ pub const KIND: Kind = Kind {
         };
         Ok(Box::new(params.check()?))
     },
-    read: |fields| Ok(Arc::new(serde_json::from_value::<Forest>(fields)?)),
+    read: |fields| Ok(Arc::new(serde_json::from_str::<Forest>(fields)?)),
 };
 
 const TREES: Param = Param {
@@ -535,7 +535,7 @@ mod tests {
         assert_eq!(paths.len(), 3);
         assert!(forest.validate(2).is_ok());
         assert!(forest.validate(1).is_err(), "a tree splits on signal 1");
-        let back = (KIND.read)(forest.to_json()).unwrap();
+        let back = (KIND.read)(&forest.to_json().to_string()).unwrap();
         assert_eq!(back.to_json(), forest.to_json());
     }
 
@@ -566,7 +566,7 @@ mod tests {
         );
         let mut old_file = forest.to_json();
         old_file.as_object_mut().unwrap().remove("node_counts");
-        let old = (KIND.read)(old_file).unwrap();
+        let old = (KIND.read)(&old_file.to_string()).unwrap();
         assert!(old.validate(2).is_ok());
         assert_eq!(old.contributions(&[0.05, 0.5]), None);
     }

@@ -10,15 +10,14 @@
 //! pairs are rendered, and the fetched-and-rendered model decides those, on all cores
 //! as the first stage (one core at a time it was a third of `dedupe`'s scoring stage).
 
-use anyhow::{ensure, Result};
-use rayon::prelude::*;
-
 use super::batch::Batch;
+use super::schedule::map_heaviest_first;
 use super::score::{guarded, outcome, score, Outcome, DECIDED_MODEL};
 use crate::distance::sets::containment;
 use crate::document::{Document, IdfTable, Pair};
 use crate::model::{Decision, Model};
 use crate::signals::Layout;
+use anyhow::{ensure, Result};
 use twinpage_render::RenderSettings;
 use twinpage_util::Progress;
 
@@ -81,21 +80,19 @@ pub fn score_cascade(
     report.rendered_documents = batch.documents.rendered_len();
     let batch = &*batch;
     let progress = Progress::new(open.len(), "scoring rendered pairs");
-    let rescored: Vec<Option<Outcome>> = open
-        .par_iter()
-        .map(|&i| {
-            let rescored = outcome(batch, &pairs[i], rendered).map(|o| Outcome {
-                decided_by: if o.decided_by == DECIDED_MODEL {
-                    DECIDED_RENDERED
-                } else {
-                    o.decided_by
-                },
-                ..o
-            });
-            progress.inc();
-            rescored
-        })
-        .collect();
+    let weight = |&i: &usize| batch.documents.weight(&pairs[i]);
+    let rescored = map_heaviest_first(&open, weight, |&i| {
+        let rescored = outcome(batch, &pairs[i], rendered).map(|o| Outcome {
+            decided_by: if o.decided_by == DECIDED_MODEL {
+                DECIDED_RENDERED
+            } else {
+                o.decided_by
+            },
+            ..o
+        });
+        progress.inc();
+        rescored
+    });
     progress.finish();
     for (i, rescored) in open.into_iter().zip(rescored) {
         outcomes[i] = rescored;

@@ -6,8 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
+use super::schedule::map_heaviest_first;
 use crate::document::attributes::RenderedAttributes;
 use crate::document::decode::{decode_bytes, read_body, DecodedBody};
 use crate::document::{Document, IdfTable, Pair};
@@ -35,7 +34,7 @@ pub fn render_requests<'a>(pairs: impl IntoIterator<Item = &'a Pair>) -> Vec<Req
 }
 
 /// The document a rendered body makes; Err with the reason when there was no render.
-fn rendered_document(body: RenderedBody, idf: &IdfTable) -> Result<Document, String> {
+fn rendered_document(body: &RenderedBody, idf: &IdfTable) -> Result<Document, String> {
     match body {
         RenderedBody::Measured(rendered) => {
             let decoded = decode_cut(rendered.synthetic_body.as_bytes());
@@ -52,9 +51,19 @@ fn rendered_document(body: RenderedBody, idf: &IdfTable) -> Result<Document, Str
                 idf,
             ))
         }
-        RenderedBody::SyntheticOnly(bytes) => Ok(Document::from_body(&decode_cut(&bytes), idf)),
-        RenderedBody::Failed(reason) => Err(reason),
+        RenderedBody::SyntheticOnly(bytes) => Ok(Document::from_body(&decode_cut(bytes), idf)),
+        RenderedBody::Failed(reason) => Err(reason.clone()),
     }
+}
+
+/// The length of a rendered body's synthetic body (0 for a failed render).
+fn synthetic_len(body: &RenderedBody) -> u64 {
+    let len = match body {
+        RenderedBody::Measured(rendered) => rendered.synthetic_body.len(),
+        RenderedBody::SyntheticOnly(bytes) => bytes.len(),
+        RenderedBody::Failed(_) => 0,
+    };
+    len as u64
 }
 
 /// Decodes a synthetic body held in memory, cut like a fetched body.
@@ -87,24 +96,25 @@ impl DocumentSet {
         idf: &IdfTable,
         rendering: Option<&RenderSettings>,
     ) -> anyhow::Result<DocumentSet> {
-        let paths: BTreeSet<&Path> = pairs
+        let paths: Vec<&Path> = pairs
             .iter()
             .flat_map(|p| [p.a.html.as_path(), p.b.html.as_path()])
+            .collect::<BTreeSet<_>>()
+            .into_iter()
             .collect();
         let progress = Progress::new(paths.len(), "reading documents");
-        let results: Vec<(PathBuf, Result<Document, String>)> = paths
-            .into_par_iter()
-            .map(|path| {
-                let result = read_body(path)
-                    .map(|body| Document::from_body(&body, idf))
-                    .map_err(|e| format!("{e:#}"));
-                progress.inc();
-                (path.to_path_buf(), result)
-            })
-            .collect();
+        let file_len = |path: &&Path| std::fs::metadata(path).map_or(0, |m| m.len());
+        let results = map_heaviest_first(&paths, file_len, |path| {
+            let result = read_body(path)
+                .map(|body| Document::from_body(&body, idf))
+                .map_err(|e| format!("{e:#}"));
+            progress.inc();
+            result
+        });
         progress.finish();
         let mut set = DocumentSet::default();
-        for (path, result) in results {
+        for (path, result) in paths.into_iter().zip(results) {
+            let path = path.to_path_buf();
             match result {
                 Ok(doc) => {
                     set.documents.insert(path, Arc::new(doc));
@@ -141,14 +151,11 @@ impl DocumentSet {
         let (bodies, report) = render::supply(&requests, settings)?;
         self.render_report = report;
         let progress = Progress::new(bodies.len(), "reading rendered bodies");
-        let parsed: Vec<Result<Document, String>> = bodies
-            .into_par_iter()
-            .map(|body| {
-                let parsed = rendered_document(body, idf);
-                progress.inc();
-                parsed
-            })
-            .collect();
+        let parsed = map_heaviest_first(&bodies, synthetic_len, |body| {
+            let parsed = rendered_document(body, idf);
+            progress.inc();
+            parsed
+        });
         progress.finish();
         let mut rendered = HashMap::new();
         for (request, parsed) in requests.iter().zip(parsed) {
@@ -198,6 +205,19 @@ impl DocumentSet {
                 .cloned()
                 .unwrap_or_else(|| format!("document {} was not loaded", path.display()))),
         }
+    }
+
+    /// A measure of the work a pair's tests take: the bytes of its bodies (0 when one
+    /// could not be read).
+    pub fn weight(&self, pair: &Pair) -> u64 {
+        let Ok(bodies) = self.bodies(pair) else {
+            return 0;
+        };
+        let (a, b) = bodies.fetched;
+        let rendered = bodies
+            .rendered
+            .map_or(0, |(ra, rb)| ra.body_len + rb.body_len);
+        (a.body_len + b.body_len + rendered) as u64
     }
 
     /// How many documents have a rendered body.

@@ -11,6 +11,7 @@ pub mod batch;
 pub mod cascade;
 pub mod documents;
 pub mod labelled;
+pub mod schedule;
 pub mod score;
 pub mod scored;
 

@@ -4,9 +4,8 @@
 //! Screening (step 7 of the method) decides a pair before the full suite when a
 //! cheap test settles it: byte-identical fetched bodies are duplicates.
 
-use rayon::prelude::*;
-
 use super::batch::Batch;
+use super::schedule::map_heaviest_first;
 use crate::document::{wall, Document, Pair};
 use crate::model::{Decision, Model};
 use crate::signals::{self, distance, Layout, PairBodies};
@@ -50,14 +49,15 @@ pub const SCREEN_IDENTICAL: &str = "screen:identical-bodies";
 pub fn score(batch: &Batch, model: &Model) -> Vec<Option<Outcome>> {
     let pairs: Vec<&Pair> = batch.pairs().collect();
     let progress = Progress::new(pairs.len(), "scoring pairs");
-    let outcomes = pairs
-        .par_iter()
-        .map(|pair| {
+    let outcomes = map_heaviest_first(
+        &pairs,
+        |pair| batch.documents.weight(pair),
+        |pair| {
             let outcome = outcome(batch, pair, model);
             progress.inc();
             outcome
-        })
-        .collect();
+        },
+    );
     progress.finish();
     outcomes
 }
@@ -180,9 +180,10 @@ pub fn vectors(batch: &Batch) -> Vec<Option<Vec<f64>>> {
 pub fn vectors_in(batch: &Batch, layout: Layout) -> Vec<Option<Vec<f64>>> {
     let pairs: Vec<&Pair> = batch.pairs().collect();
     let progress = Progress::new(pairs.len(), "computing signals");
-    let out = pairs
-        .par_iter()
-        .map(|pair| {
+    let out = map_heaviest_first(
+        &pairs,
+        |pair| batch.documents.weight(pair),
+        |pair| {
             let v = batch
                 .documents
                 .bodies(pair)
@@ -197,8 +198,8 @@ pub fn vectors_in(batch: &Batch, layout: Layout) -> Vec<Option<Vec<f64>>> {
                 .map(|bodies| signals::vector(pair, &bodies));
             progress.inc();
             v
-        })
-        .collect();
+        },
+    );
     progress.finish();
     out
 }

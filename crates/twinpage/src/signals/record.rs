@@ -10,8 +10,6 @@
 //! rendered one when the fetched body has none); a pair where either page is not a
 //! record gets [`MISSING`] (but `both_records`).
 
-use std::collections::BTreeMap;
-
 use crate::document::record::{self, Quantity, Record};
 use crate::document::{text, Document, IdfTable};
 
@@ -273,27 +271,42 @@ fn quantity_conflicts(a: &Record, b: &Record) -> f64 {
 }
 
 /// Character n-grams of a text's words (each padded with a space on both sides),
-/// every n-gram of a word weighted by the word's idf. Ordered, so that sums come out
-/// the same on every run (training is reproducible to the bit).
-fn char_grams(text: &str) -> BTreeMap<String, f64> {
+/// every n-gram of a word weighted by the word's idf, summed by n-gram: sorted by
+/// n-gram, so that sums come out the same on every run (training is reproducible to
+/// the bit). Arrays of chars sort as the strings they spell.
+fn char_grams(text: &str) -> Vec<([char; GRAM], f64)> {
     let idf = IdfTable::shipped();
-    let mut grams: BTreeMap<String, f64> = BTreeMap::new();
+    let mut grams: Vec<([char; GRAM], f64)> = Vec::new();
+    let mut padded: Vec<char> = Vec::new();
     for word in text::words(text) {
         let weight = f64::from(idf.idf(text::word_id(&word)));
-        let padded: Vec<char> = format!(" {word} ").chars().collect();
-        for gram in padded.windows(GRAM) {
-            *grams.entry(gram.iter().collect()).or_default() += weight;
-        }
+        padded.clear();
+        padded.push(' ');
+        padded.extend(word.chars());
+        padded.push(' ');
+        grams.extend(padded.array_windows::<GRAM>().map(|gram| (*gram, weight)));
     }
+    // Stable: the weights of one n-gram are added in the order of their words.
+    grams.sort_by_key(|&(gram, _)| gram);
+    grams.dedup_by(|next, kept| {
+        let same = next.0 == kept.0;
+        if same {
+            kept.1 += next.1;
+        }
+        same
+    });
     grams
 }
 
-fn cosine(x: &BTreeMap<String, f64>, y: &BTreeMap<String, f64>) -> f64 {
+fn cosine(x: &[([char; GRAM], f64)], y: &[([char; GRAM], f64)]) -> f64 {
     let dot: f64 = x
         .iter()
-        .filter_map(|(gram, wx)| y.get(gram).map(|wy| wx * wy))
+        .filter_map(|(gram, wx)| {
+            let at = y.binary_search_by(|(other, _)| other.cmp(gram)).ok()?;
+            Some(wx * y[at].1)
+        })
         .sum();
-    let norm = |v: &BTreeMap<String, f64>| v.values().map(|w| w * w).sum::<f64>().sqrt();
+    let norm = |v: &[([char; GRAM], f64)]| v.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
     let norms = norm(x) * norm(y);
     if norms > 0.0 {
         dot / norms
