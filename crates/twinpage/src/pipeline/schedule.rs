@@ -15,15 +15,17 @@ use rayon::prelude::*;
 /// the items' order.
 pub fn map_heaviest_first<T, R>(
     items: &[T],
-    weight: impl Fn(&T) -> u64,
+    weight: impl Fn(&T) -> u64 + Sync,
     map: impl Fn(&T) -> R + Sync,
 ) -> Vec<R>
 where
     T: Sync,
     R: Send,
 {
+    // Weighed on all cores too: a weight may be a file's size, asked of the disk.
+    let weights: Vec<u64> = items.par_iter().map(&weight).collect();
     let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by_cached_key(|&i| Reverse(weight(&items[i])));
+    order.sort_by_key(|&i| Reverse(weights[i]));
     let mut mapped: Vec<(usize, R)> = order
         .into_iter()
         .par_bridge()
