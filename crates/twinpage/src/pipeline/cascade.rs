@@ -81,7 +81,7 @@ pub fn score_cascade(
     let batch = &*batch;
     let progress = Progress::new(open.len(), "scoring rendered pairs");
     let weight = |&i: &usize| batch.documents.weight(&pairs[i]);
-    let rescored = map_heaviest_first(&open, weight, |&i| {
+    let rescored = map_heaviest_first(open, weight, |i| {
         let rescored = outcome(batch, &pairs[i], rendered).map(|o| Outcome {
             decided_by: if o.decided_by == DECIDED_MODEL {
                 DECIDED_RENDERED
@@ -91,10 +91,10 @@ pub fn score_cascade(
             ..o
         });
         progress.inc();
-        rescored
+        (i, rescored)
     });
     progress.finish();
-    for (i, rescored) in open.into_iter().zip(rescored) {
+    for (i, rescored) in rescored {
         outcomes[i] = rescored;
     }
     Ok((outcomes, report))

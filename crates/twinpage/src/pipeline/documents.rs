@@ -34,7 +34,7 @@ pub fn render_requests<'a>(pairs: impl IntoIterator<Item = &'a Pair>) -> Vec<Req
 }
 
 /// The document a rendered body makes; Err with the reason when there was no render.
-fn rendered_document(body: &RenderedBody, idf: &IdfTable) -> Result<Document, String> {
+fn rendered_document(body: RenderedBody, idf: &IdfTable) -> Result<Document, String> {
     match body {
         RenderedBody::Measured(rendered) => {
             let decoded = decode_cut(rendered.synthetic_body.as_bytes());
@@ -51,8 +51,8 @@ fn rendered_document(body: &RenderedBody, idf: &IdfTable) -> Result<Document, St
                 idf,
             ))
         }
-        RenderedBody::SyntheticOnly(bytes) => Ok(Document::from_body(&decode_cut(bytes), idf)),
-        RenderedBody::Failed(reason) => Err(reason.clone()),
+        RenderedBody::SyntheticOnly(bytes) => Ok(Document::from_body(&decode_cut(&bytes), idf)),
+        RenderedBody::Failed(reason) => Err(reason),
     }
 }
 
@@ -104,17 +104,16 @@ impl DocumentSet {
             .collect();
         let progress = Progress::new(paths.len(), "reading documents");
         let file_len = |path: &&Path| std::fs::metadata(path).map_or(0, |m| m.len());
-        let results = map_heaviest_first(&paths, file_len, |path| {
+        let results = map_heaviest_first(paths, file_len, |path| {
             let result = read_body(path)
                 .map(|body| Document::from_body(&body, idf))
                 .map_err(|e| format!("{e:#}"));
             progress.inc();
-            result
+            (path.to_path_buf(), result)
         });
         progress.finish();
         let mut set = DocumentSet::default();
-        for (path, result) in paths.into_iter().zip(results) {
-            let path = path.to_path_buf();
+        for (path, result) in results {
             match result {
                 Ok(doc) => {
                     set.documents.insert(path, Arc::new(doc));
@@ -151,7 +150,7 @@ impl DocumentSet {
         let (bodies, report) = render::supply(&requests, settings)?;
         self.render_report = report;
         let progress = Progress::new(bodies.len(), "reading rendered bodies");
-        let parsed = map_heaviest_first(&bodies, synthetic_len, |body| {
+        let parsed = map_heaviest_first(bodies, synthetic_len, |body| {
             let parsed = rendered_document(body, idf);
             progress.inc();
             parsed

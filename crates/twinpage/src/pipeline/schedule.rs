@@ -12,24 +12,25 @@ use std::cmp::Reverse;
 use rayon::prelude::*;
 
 /// `map` of every item on all cores, the heaviest by `weight` first, the results in
-/// the items' order.
+/// the items' order. Each item is handed to `map` and dropped after it, so a large
+/// body read in memory is not held to the end.
 pub fn map_heaviest_first<T, R>(
-    items: &[T],
+    items: Vec<T>,
     weight: impl Fn(&T) -> u64 + Sync,
-    map: impl Fn(&T) -> R + Sync,
+    map: impl Fn(T) -> R + Sync,
 ) -> Vec<R>
 where
-    T: Sync,
+    T: Send + Sync,
     R: Send,
 {
     // Weighed on all cores too: a weight may be a file's size, asked of the disk.
     let weights: Vec<u64> = items.par_iter().map(&weight).collect();
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by_key(|&i| Reverse(weights[i]));
-    let mut mapped: Vec<(usize, R)> = order
+    let mut queue: Vec<(usize, T)> = items.into_iter().enumerate().collect();
+    queue.sort_by_key(|&(i, _)| Reverse(weights[i]));
+    let mut mapped: Vec<(usize, R)> = queue
         .into_iter()
         .par_bridge()
-        .map(|i| (i, map(&items[i])))
+        .map(|(i, item)| (i, map(item)))
         .collect();
     mapped.sort_unstable_by_key(|&(i, _)| i);
     mapped.into_iter().map(|(_, result)| result).collect()
@@ -42,7 +43,7 @@ mod tests {
     #[test]
     fn results_keep_the_items_order_whatever_their_weight() {
         let items: Vec<u64> = (0..1000).map(|i| (i * 7919) % 1000).collect();
-        let doubled = map_heaviest_first(&items, |&w| w, |&x| x * 2);
+        let doubled = map_heaviest_first(items.clone(), |&w| w, |x| x * 2);
         let expected: Vec<u64> = items.iter().map(|x| x * 2).collect();
         assert_eq!(doubled, expected);
     }
@@ -57,7 +58,7 @@ mod tests {
             .build()
             .unwrap();
         one_thread
-            .install(|| map_heaviest_first(&items, |&w| w, |&x| started.lock().unwrap().push(x)));
+            .install(|| map_heaviest_first(items, |&w| w, |x| started.lock().unwrap().push(x)));
         assert_eq!(started.into_inner().unwrap(), vec![12, 9, 7, 7, 3, 1, 0]);
     }
 }

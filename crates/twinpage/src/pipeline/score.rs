@@ -50,7 +50,7 @@ pub fn score(batch: &Batch, model: &Model) -> Vec<Option<Outcome>> {
     let pairs: Vec<&Pair> = batch.pairs().collect();
     let progress = Progress::new(pairs.len(), "scoring pairs");
     let outcomes = map_heaviest_first(
-        &pairs,
+        pairs,
         |pair| batch.documents.weight(pair),
         |pair| {
             let outcome = outcome(batch, pair, model);
@@ -181,7 +181,7 @@ pub fn vectors_in(batch: &Batch, layout: Layout) -> Vec<Option<Vec<f64>>> {
     let pairs: Vec<&Pair> = batch.pairs().collect();
     let progress = Progress::new(pairs.len(), "computing signals");
     let out = map_heaviest_first(
-        &pairs,
+        pairs,
         |pair| batch.documents.weight(pair),
         |pair| {
             let v = batch
