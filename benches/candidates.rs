@@ -22,6 +22,8 @@
 //!    times, peak memory, candidates, and the recall of the planted pairs (all, and
 //!    those of word 5-shingle Jaccard >= 0.8).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -305,6 +307,7 @@ fn children_peak_memory_mb() -> f64 {
 }
 
 fn main() {
+    common::run_like_the_binary();
     if let Some(sizes) = text_arg("--crawl") {
         for n in sizes.split(',') {
             crawl_run(n.trim().parse().expect("--crawl N[,N...]"));

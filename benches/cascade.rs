@@ -9,6 +9,8 @@
 //! at p ≥ 0.5 of each run. Takes about 3 minutes on 2 cores with the headless shell
 //! (the cold `always` run renders every document).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -18,6 +20,7 @@ use twinpage::pipeline::{self, Batch, Outcome};
 use twinpage::render::{RenderOptions, RenderSettings};
 
 fn main() {
+    common::run_like_the_binary();
     let file = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with("--"))

@@ -10,6 +10,8 @@
 //! `cargo bench --bench render` (optionally `-- N` for the number of pages,
 //! default 200, taken in order from `training-data/web/train.csv`).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -39,6 +41,7 @@ const DUMP_DOM_FLAGS: &[&str] = &[
 ];
 
 fn main() {
+    common::run_like_the_binary();
     let pages: usize = std::env::args()
         .skip(1)
         .find_map(|a| a.parse().ok())

@@ -7,6 +7,8 @@
 //! crawl of real training pages with their subresources (20,915 records for 10,000
 //! pages); without an argument the bench uses the one it leaves in /tmp.
 
+mod common;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -16,6 +18,7 @@ use twinpage::render::{self, RenderOptions, RenderSettings, Replays, Request};
 const DEFAULT_CRAWL: &str = "/tmp/twinpage-bench-work/crawl-10000-seed7/crawl.warc.gz";
 
 fn main() {
+    common::run_like_the_binary();
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| a != "--bench")

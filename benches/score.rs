@@ -1,11 +1,15 @@
 //! Throughput of `score` on the training corpus: read and parse every document
 //! once, compute every signal vector, apply the model, on all cores.
 //!
-//! `cargo bench --bench score` (optionally `-- PAIRS.csv ...`). Prints pairs/s for
-//! the whole path and for its two stages. With a model on rendered bodies (the
-//! shipped one), the rendered bodies come from the pair files' stored renders or
+//! `cargo bench --bench score` (optionally `-- [--fetched-only] PAIRS.csv ...`). Prints
+//! pairs/s for the whole path and for its two stages. With a model on rendered bodies
+//! (the shipped one), the rendered bodies come from the pair files' stored renders or
 //! the render cache, as they would in a second run over the same documents; the
-//! first run's rendering is measured by `cargo bench --bench render`.
+//! first run's rendering is measured by `cargo bench --bench render`. With
+//! `--fetched-only`, the shipped fetched-only model on the fetched bodies alone (what
+//! `score --no-render` does, and issue 41's 500 pairs/s on `web/train.csv`).
+
+mod common;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -16,8 +20,11 @@ use twinpage::render::{default_cache_dir, RenderOptions, RenderSettings};
 use twinpage::signals::Layout;
 
 fn main() {
-    let args: Vec<PathBuf> = std::env::args()
-        .skip(1)
+    common::run_like_the_binary();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let fetched_only = args.iter().any(|a| a == "--fetched-only");
+    let args: Vec<PathBuf> = args
+        .iter()
         .filter(|a| !a.starts_with("--"))
         .map(PathBuf::from)
         .collect();
@@ -29,7 +36,12 @@ fn main() {
     } else {
         args
     };
-    let model = Model::load("models/default.json".as_ref()).expect("models/default.json loads");
+    let model_file = if fetched_only {
+        "models/fetched-only.json"
+    } else {
+        "models/default.json"
+    };
+    let model = Model::load(model_file.as_ref()).expect("the shipped model loads");
     let rendering = (model.layout() == Layout::FetchedAndRendered).then(|| RenderSettings {
         cache: default_cache_dir(),
         options: RenderOptions::default(),

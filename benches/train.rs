@@ -5,6 +5,8 @@
 //! synthetic: every fifth signal leans toward the label, the rest are noise, so
 //! the trees grow to their full depth. Prints seconds per estimator kind.
 
+mod common;
+
 use std::time::Instant;
 
 use twinpage::model::train::train;
@@ -13,6 +15,7 @@ use twinpage::util::hash::mix64;
 use twinpage::util::params::ParamValues;
 
 fn main() {
+    common::run_like_the_binary();
     let numbers: Vec<usize> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())

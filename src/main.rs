@@ -8,16 +8,6 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    no_transparent_huge_pages();
+    twinpage_cli::tune_process();
     twinpage_cli::run()
-}
-
-/// mimalloc asks the kernel for transparent huge pages, and each first touch of one
-/// zeroes 2 MB: with pages parsed and freed by the thousand that was 5 % of the CPU
-/// time of scoring a pair file, gone with 4 KB pages (and 20 MB less memory).
-fn no_transparent_huge_pages() {
-    // SAFETY: PR_SET_THP_DISABLE takes plain integers and touches no memory of ours.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
 }
