@@ -10,6 +10,8 @@
 //! pairs are rendered, and the fetched-and-rendered model decides those, on all cores
 //! as the first stage (one core at a time it was a third of `dedupe`'s scoring stage).
 
+use anyhow::{ensure, Result};
+
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
 use super::score::{guarded, outcome, score, Outcome, DECIDED_MODEL};
@@ -17,7 +19,6 @@ use crate::distance::sets::containment;
 use crate::document::{Document, IdfTable, Pair};
 use crate::model::{Decision, Model};
 use crate::signals::Layout;
-use anyhow::{ensure, Result};
 use twinpage_render::RenderSettings;
 use twinpage_util::Progress;
 
