@@ -269,6 +269,12 @@ fn share(part: usize, whole: usize) -> f64 {
     }
 }
 
+/// What [`Marked`] looks for: each kind's selector, and the one walk asks all of them.
+const TITLES: &str = "title";
+const ANCHORS: &str = "a[href]";
+const IMAGES: &str = "img";
+const SCRIPTS: &str = "script";
+const NOTICES: &str = "noscript";
 /// The elements a script-built app fills in (React, Vue, Next, Nuxt, Angular).
 const APP_ROOTS: &str = "#root, #app, #__next, #__nuxt, [data-reactroot], app-root";
 
@@ -283,31 +289,28 @@ struct Marked<'a> {
     scripts: Vec<NodeRef<'a>>,
     /// `<noscript>` elements.
     notices: Vec<NodeRef<'a>>,
-    /// The elements a script-built app fills in.
     app_roots: Vec<NodeRef<'a>>,
 }
 
 impl<'a> Marked<'a> {
     fn find(dom: &'a Dom) -> Marked<'a> {
         let mut marked = Marked::default();
-        let any = css!(&format!(
-            "title, a[href], img, script, noscript, {APP_ROOTS}"
-        ));
+        let any = css!(&[TITLES, ANCHORS, IMAGES, SCRIPTS, NOTICES, APP_ROOTS].join(", "));
         for node in dom.select_matcher(any).nodes() {
             let is = |matcher: &Matcher| matcher.match_element(node);
-            if is(css!("title")) {
+            if is(css!(TITLES)) {
                 marked.titles.push(*node);
             }
-            if is(css!("a[href]")) {
+            if is(css!(ANCHORS)) {
                 marked.anchors.push(*node);
             }
-            if is(css!("img")) {
+            if is(css!(IMAGES)) {
                 marked.images += 1;
             }
-            if is(css!("script")) {
+            if is(css!(SCRIPTS)) {
                 marked.scripts.push(*node);
             }
-            if is(css!("noscript")) {
+            if is(css!(NOTICES)) {
                 marked.notices.push(*node);
             }
             if is(css!(APP_ROOTS)) {
@@ -343,7 +346,7 @@ const NEVER_SHOWN: &str = "script, style, noscript, template, svg, head, iframe,
 /// (the hidden-text spam indicator counts only hidden *elements*, not scripts). Both
 /// kinds are found in one walk of the DOM, before either goes.
 fn remove_hidden(dom: &Dom) -> usize {
-    let unseen = dom.select_matcher(css!(&format!("{HIDDEN}, {NEVER_SHOWN}")));
+    let unseen = dom.select_matcher(css!(&[HIDDEN, NEVER_SHOWN].join(", ")));
     let hidden: Vec<NodeRef> = unseen
         .nodes()
         .iter()
