@@ -138,19 +138,23 @@ def forest_probabilities(xt, yt, xv) -> np.ndarray:
     return np.mean(p, axis=0)
 
 
-def out_of_fold(args, dataset: str, train, yt) -> np.ndarray:
+def out_of_fold(args, dataset: str, train, yt, valid):
     """The cross-encoder's probability on each training pair from a model fitted on the
-    other fold; folds by the pair's first record, so no left record is in both."""
+    other folds (folds by the pair's first record, so no left record is in two), the mean
+    of those models' probabilities on the valid pairs, and their fitting and scoring speed."""
     rows = list(csv.DictReader(open(os.path.join(args.pages, f"{dataset}.train.csv"), encoding="utf-8")))
     fold = np.array([int(r["html_a"].split("/")[-1][:8], 16) % args.folds for r in rows])[:len(train)]
-    p = np.zeros(len(train))
+    p, p_valid, speeds = np.zeros(len(train)), [], []
     for k in range(args.folds):
         fit, held = np.flatnonzero(fold != k), np.flatnonzero(fold == k)
         torch.manual_seed(args.seed + 1 + k)
         encoder = CrossEncoder(args)
-        encoder.fit([train[i] for i in fit], yt[fit])
+        fit_speed = encoder.fit([train[i] for i in fit], yt[fit])
         p[held] = encoder.predict([train[i] for i in held])[0]
-    return p
+        valid_p, score_speed = encoder.predict(valid)
+        p_valid.append(valid_p)
+        speeds.append((fit_speed, score_speed))
+    return p, np.mean(p_valid, axis=0), np.mean(speeds, axis=0)
 
 
 def bootstrap_gain(y, p_new, p_old, rounds: int = 2000) -> tuple[float, float, float]:
@@ -180,8 +184,14 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=2,
                     help="fit this many cross-encoders more for an out-of-fold signal on the training "
                          "pairs, which the forest then reads beside twinpage's signals (0: none)")
+    ap.add_argument("--valid-by", choices=["full", "folds"], default="full",
+                    help="score the valid pairs with one more cross-encoder fitted on every training "
+                         "pair (full), or with the mean of the fold models (folds: the signal then "
+                         "comes from models of one strength on training and valid pairs alike)")
     ap.add_argument("--save", help="a folder for each dataset's valid probabilities (.npz)")
     args = ap.parse_args()
+    if args.valid_by == "folds" and args.folds < 2:
+        ap.error("--valid-by folds needs --folds 2 or more")
     torch.set_num_threads(args.threads)
     rows = []
     for dataset in args.datasets:
@@ -191,14 +201,16 @@ def main() -> None:
         if args.limit:
             train, yt = train[:args.limit], yt[:args.limit]
         print(f"{dataset}: {len(train)} train / {len(valid)} valid pairs", flush=True)
-        encoder = CrossEncoder(args)
-        fit_speed = encoder.fit(train, yt)
-        p_ce, score_speed = encoder.predict(valid)
+        if args.folds:
+            oof, p_ce, (fit_speed, score_speed) = out_of_fold(args, dataset, train, yt, valid)
+        if args.valid_by == "full":
+            encoder = CrossEncoder(args)
+            fit_speed = encoder.fit(train, yt)
+            p_ce, score_speed = encoder.predict(valid)
         xt, xv = twinpage_signals(args, dataset, "train")[:len(train)], twinpage_signals(args, dataset, "valid")
         p_forest = forest_probabilities(xt, yt, xv)
         candidates = {"cross-encoder": p_ce, "forest": p_forest, "mean": (p_ce + p_forest) / 2}
         if args.folds:
-            oof = out_of_fold(args, dataset, train, yt)
             candidates["forest + cross-encoder signal"] = forest_probabilities(
                 np.hstack([xt, oof[:, None]]), yt, np.hstack([xv, p_ce[:, None]]))
         if args.save:
