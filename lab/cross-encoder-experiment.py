@@ -59,13 +59,7 @@ spec.loader.exec_module(semantic)
 
 
 def record_text(path: str, words: int) -> str:
-    parser = semantic.Page()
-    parser.feed(open(path, encoding="utf-8").read())
-    title = " ".join("".join(parser.title).split()).lower()
-    body = " ".join(" ".join(parser.body).split()).lower()
-    if title and body.startswith(title):
-        body = body[len(title):]
-    return f"{title} [SEP] {' '.join(body.split()[:words])}"
+    return " [SEP] ".join(semantic.read_words(path, words))
 
 
 def read_pairs(args, dataset: str, split: str):
@@ -84,11 +78,17 @@ class CrossEncoder:
         self.args = args
         self.tokenizer = AutoTokenizer.from_pretrained(args.model)
         self.net = AutoModelForSequenceClassification.from_pretrained(args.model, num_labels=1)
+        self.cuts: dict[str, str] = {}
+
+    def cut(self, text: str) -> str:
+        """The text cut to half the pair's tokens, once per text rather than once per epoch."""
+        if text not in self.cuts:
+            tokens = self.tokenizer.tokenize(text)[:self.args.max_length // 2 - 2]
+            self.cuts[text] = self.tokenizer.convert_tokens_to_string(tokens)
+        return self.cuts[text]
 
     def batch(self, pairs):
-        half = self.args.max_length // 2 - 2
-        a = [self.tokenizer.convert_tokens_to_string(self.tokenizer.tokenize(x)[:half]) for x, _ in pairs]
-        b = [self.tokenizer.convert_tokens_to_string(self.tokenizer.tokenize(y)[:half]) for _, y in pairs]
+        a, b = [self.cut(x) for x, _ in pairs], [self.cut(y) for _, y in pairs]
         return self.tokenizer(a, b, padding=True, truncation=True, max_length=self.args.max_length,
                               return_tensors="pt")
 
@@ -122,12 +122,6 @@ class CrossEncoder:
         for i in range(0, len(pairs), 64):
             out.append(torch.sigmoid(self.net(**self.batch(pairs[i:i + 64])).logits.squeeze(-1)).numpy())
         return np.concatenate(out), len(pairs) / (time.perf_counter() - start)
-
-
-def twinpage_signals(args, dataset: str, split: str) -> np.ndarray:
-    ns = argparse.Namespace(pages=args.pages, twinpage=args.twinpage)
-    model = argparse.Namespace(encode=lambda texts: np.zeros((len(texts), 1)))
-    return semantic.load(ns, model, dataset, split, {}, {})[0]
 
 
 def forest_probabilities(xt, yt, xv) -> np.ndarray:
@@ -209,7 +203,8 @@ def main() -> None:
             encoder = CrossEncoder(args)
             fit_speed = encoder.fit(train, yt)
             p_ce, score_speed = encoder.predict(valid)
-        xt, xv = twinpage_signals(args, dataset, "train")[:len(train)], twinpage_signals(args, dataset, "valid")
+        xt, xv = (semantic.twinpage_signals(args, dataset, split)[0] for split in ("train", "valid"))
+        xt = xt[:len(train)]
         p_forest = forest_probabilities(xt, yt, xv)
         candidates = {"cross-encoder": p_ce, "forest": p_forest, "mean": (p_ce + p_forest) / 2}
         if args.folds:

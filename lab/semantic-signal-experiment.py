@@ -115,15 +115,20 @@ class Page(html.parser.HTMLParser):
             self.body.append(data)
 
 
-def read_page(path: str) -> tuple[str, str]:
-    """(title, leading passage), both lower-cased."""
+def read_words(path: str, words: int) -> tuple[str, str]:
+    """(title, the first `words` words of the body), both lower-cased."""
     parser = Page()
     parser.feed(open(path, encoding="utf-8").read())
     title = " ".join("".join(parser.title).split()).lower()
     body = " ".join(" ".join(parser.body).split()).lower()
     if title and body.startswith(title):  # Abt-Buy descriptions repeat the name first
         body = body[len(title):]
-    return title, " ".join(body.split()[:LEAD_WORDS])
+    return title, " ".join(body.split()[:words])
+
+
+def read_page(path: str) -> tuple[str, str]:
+    """(title, leading passage), both lower-cased."""
+    return read_words(path, LEAD_WORDS)
 
 
 class Model2Vec:
@@ -222,7 +227,8 @@ def semantic_columns(model, pairs: list[tuple[str, str]], pages: str, cache: dic
     return cols
 
 
-def load(args, model, dataset: str, split: str, cache: dict, idf: dict):
+def twinpage_signals(args, dataset: str, split: str):
+    """twinpage's fetched-only signals of a split's pairs, their labels, and the rows."""
     pairs = os.path.join(args.pages, f"{dataset}.{split}.csv")
     out = os.path.join(args.pages, f"{dataset}.{split}.signals.csv")
     subprocess.run([args.twinpage, "signals", "--no-render", "--threads", "1", "--pairs", pairs,
@@ -230,7 +236,11 @@ def load(args, model, dataset: str, split: str, cache: dict, idf: dict):
     rows = list(csv.DictReader(open(out, encoding="utf-8")))
     names = [k for k in rows[0] if k.startswith(("fetched.", "record.", "meta."))]
     x = np.array([[float(r[k]) for k in names] for r in rows])
-    y = np.array([int(r["label"]) for r in rows])
+    return x, np.array([int(r["label"]) for r in rows]), rows
+
+
+def load(args, model, dataset: str, split: str, cache: dict, idf: dict):
+    x, y, rows = twinpage_signals(args, dataset, split)
     cols = semantic_columns(model, [(r["html_a"], r["html_b"]) for r in rows], args.pages, cache, idf)
     return x, cols, y
 
