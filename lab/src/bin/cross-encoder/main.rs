@@ -37,6 +37,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use twinpage::document::{decode::read_body, Document, IdfTable};
+use twinpage::model::{Confusion, Decision};
 
 use encode::PairEncoder;
 use network::{CrossEncoder, Dropout};
@@ -238,16 +239,16 @@ fn f1(probabilities: &[f32], labels: &[f32]) -> f64 {
 
 /// F1 at p >= 0.5 of the pairs `drawn` (a pair drawn twice counts twice).
 fn f1_of(probabilities: &[f32], labels: &[f32], drawn: impl Iterator<Item = usize>) -> f64 {
-    let (mut tp, mut fp, mut fn_) = (0.0, 0.0, 0.0);
+    let mut confusion = Confusion::default();
     for i in drawn {
-        match (probabilities[i] >= 0.5, labels[i] >= 0.5) {
-            (true, true) => tp += 1.0,
-            (true, false) => fp += 1.0,
-            (false, true) => fn_ += 1.0,
-            (false, false) => {}
-        }
+        // The decision is not measured here: only the counts at p >= 0.5 are.
+        confusion.add(
+            labels[i] >= 0.5,
+            f64::from(probabilities[i]),
+            Decision::Review,
+        );
     }
-    2.0 * tp / (2.0 * tp + fp + fn_)
+    confusion.metrics().f1
 }
 
 fn main() -> Result<()> {
@@ -259,12 +260,12 @@ fn main() -> Result<()> {
     for ((a, b), y) in train.0.iter().zip(&train.1).take(o.show) {
         println!("{y}\t{a}\t{b}");
     }
-    let mut encoder = PairEncoder::new(&o.model.join("tokenizer.json"), o.max_length)?;
-    let vars = VarMap::new();
-    let network = CrossEncoder::load(&o.model.join("model.safetensors"), &vars, o.seed)?;
     let probabilities = match &o.from {
         Some(saved) => read_column(saved, None, valid.1.len())?,
         None => {
+            let mut encoder = PairEncoder::new(&o.model.join("tokenizer.json"), o.max_length)?;
+            let vars = VarMap::new();
+            let network = CrossEncoder::load(&o.model.join("model.safetensors"), &vars, o.seed)?;
             let fitting = fit(&o, &network, &vars, &mut encoder, &train)?;
             let (probabilities, scoring) = score(&network, &mut encoder, &valid.0)?;
             println!("fitting {fitting:.1} pairs/s, scoring {scoring:.1} pairs/s");

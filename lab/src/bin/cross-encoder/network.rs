@@ -51,7 +51,10 @@ impl Dropout {
 
 /// Dropout when training (`Some`), nothing when scoring.
 fn drop(x: Tensor, dropout: Option<&Dropout>) -> Result<Tensor> {
-    dropout.map_or(Ok(x.clone()), |d| d.apply(&x))
+    match dropout {
+        Some(d) => d.apply(&x),
+        None => Ok(x),
+    }
 }
 
 struct LayerNorm {
