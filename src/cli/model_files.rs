@@ -34,16 +34,21 @@ pub(super) fn load_fetched_model(path: Option<&Path>) -> Result<Model> {
 
 /// The model at `path`, else the shipped one at `local`, else its copy `built_in`.
 fn load_shipped(path: Option<&Path>, local: &str, built_in: &str) -> Result<Model> {
-    if let Some(p) = path {
-        return Model::load(p);
-    }
     let local_path = Path::new(local);
-    if local_path.exists() {
-        return Model::load(local_path);
+    if let Some(p) = path.or(local_path.exists().then_some(local_path)) {
+        return load_with_reader(p);
     }
     Model::from_json(built_in).with_context(|| {
         format!("the built-in copy of {local} does not fit this build; retrain it")
     })
+}
+
+/// The model file at `path`, with the reader of record pairs it names (its files
+/// beside it) loaded and attached.
+pub(super) fn load_with_reader(path: &Path) -> Result<Model> {
+    let mut model = Model::load(path)?;
+    twinpage_semantic::attach_reader(&mut model, path)?;
+    Ok(model)
 }
 
 /// Refuses a model trained on another layout than the run's, saying how to get a match.

@@ -101,6 +101,12 @@ impl Start {
     ) -> Result<Start> {
         let parent = Model::load(model)?;
         super::model_files::check_layout(&parent, render.layout())?;
+        if parent.reader.is_some() {
+            eprintln!(
+                "twinpage: warning: {} also reads record pairs with a cross-encoder; the retrained forest judges them alone (train again with --cross-encoder to fine-tune one on the reviewed labels too)",
+                model.display()
+            );
+        }
         let pairs: Vec<PathBuf> = if pairs.is_empty() {
             parent.training.files.iter().map(PathBuf::from).collect()
         } else {

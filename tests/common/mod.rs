@@ -14,3 +14,33 @@ pub fn twinpage() -> Command {
     );
     cmd
 }
+
+/// A copy of the first `rows` rows of a pair file, with absolute document paths
+/// and CRLF line ends.
+#[allow(dead_code)] // not every test file uses it
+pub fn pair_file_head(source: &str, rows: usize, out: &Path) {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(source);
+    let folder = source.parent().unwrap().to_path_buf();
+    let mut reader = csv::Reader::from_path(&source).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_path(out)
+        .unwrap();
+    writer.write_record(&headers).unwrap();
+    for record in reader.records().take(rows) {
+        let record = record.unwrap();
+        let fields: Vec<String> = headers
+            .iter()
+            .zip(record.iter())
+            .map(|(h, v)| match h {
+                "html_a" | "html_b" | "rendered_a" | "rendered_b" if !v.is_empty() => {
+                    folder.join(v).display().to_string()
+                }
+                _ => v.to_string(),
+            })
+            .collect();
+        writer.write_record(&fields).unwrap();
+    }
+    writer.flush().unwrap();
+}

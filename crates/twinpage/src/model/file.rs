@@ -91,6 +91,9 @@ impl Model {
         self.estimator.validate(self.feature_names().len())?;
         self.calibration.validate(self.estimator.as_ref())?;
         DecisionPolicy::new(self.policy.precision_target()).map_err(|e| e.to_string())?;
+        if let Some(reader) = &self.reader {
+            reader.thresholds.validate()?;
+        }
         self.thresholds.validate()
     }
 }
@@ -150,6 +153,8 @@ impl FormatOne {
             training: self.training,
             heldout: self.heldout,
             contrast: None,
+            reader: None,
+            attached: None,
             parent: self.parent,
             importance: Vec::new(),
         })

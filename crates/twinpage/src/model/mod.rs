@@ -6,7 +6,8 @@
 //! first); [`calibration`] turns any estimator's cells into a confidence;
 //! [`decision`] turns a confidence into a decision; [`train`] fits all three on
 //! labelled pairs split by group, after [`contrast`] has learned what the titles'
-//! differing words say; [`metrics`] measures them. A model file records
+//! differing words say; [`metrics`] measures them; [`reader`] is the seam where a
+//! second judge of record pairs (a fine-tuned transformer) joins the forest. A model file records
 //! the signal names in vector order, and loading one whose names differ from the
 //! running code's is an error, because a model applied to a vector laid out
 //! differently gives confident nonsense.
@@ -22,6 +23,7 @@ pub mod kinds;
 pub mod metrics;
 #[allow(clippy::module_inception)]
 mod model;
+pub mod reader;
 pub mod train;
 pub mod tree;
 
@@ -34,5 +36,6 @@ pub use forest::ForestParams;
 pub use kinds::{estimator_named, KINDS};
 pub use metrics::{Confusion, Metrics};
 pub use model::{Model, SignalImportance, TrainingInfo, FORMAT};
+pub use reader::{PairReader, ReaderEntry};
 pub use train::LabelledPairs;
 pub use tree::TreeParams;

@@ -10,8 +10,9 @@ use super::decision::{Decision, DecisionPolicy, Judgement, Thresholds};
 use super::estimator::{self, Estimator};
 use super::explanation::{ExplainedPath, ExplainedStep, Explanation, ScoreParts};
 use super::metrics::Metrics;
+use super::reader::{self, PairReader, ReaderEntry};
 use super::train;
-use crate::signals::Layout;
+use crate::signals::{Layout, PairBodies};
 
 /// Version of the model file format this build writes (it reads format 1 too).
 pub const FORMAT: u32 = 2;
@@ -69,6 +70,12 @@ pub struct Model {
     /// value in their slots' place. None in models from before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contrast: Option<Contrast>,
+    /// The second judge of record pairs ([`reader`]), when it was trained with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reader: Option<ReaderEntry>,
+    /// That reader, loaded ([`Model::attach`]): without it the forest judges alone.
+    #[serde(skip)]
+    pub attached: Option<Arc<dyn PairReader>>,
 }
 
 /// One signal's permutation importance: how much the Brier score of the
@@ -120,17 +127,42 @@ impl Model {
             parent,
             importance,
             contrast: trained.contrast,
+            reader: None,
+            attached: None,
         };
+        model.stamp();
+        model
+    }
+
+    /// The model with a second judge of record pairs, its id stamped again.
+    pub fn with_reader(mut self, entry: ReaderEntry) -> Model {
+        self.reader = Some(entry);
+        self.stamp();
+        self
+    }
+
+    /// The id: the content hash of what decides pairs.
+    fn stamp(&mut self) {
         let content = serde_json::to_vec(&(
-            &model.signals,
-            model.estimator.to_json(),
-            &model.calibration,
-            &model.thresholds,
-            &model.contrast,
+            &self.signals,
+            self.estimator.to_json(),
+            &self.calibration,
+            &self.thresholds,
+            &self.contrast,
         ))
         .expect("a model serialises");
-        model.id = blake3::hash(&content).to_hex()[..16].to_string();
-        model
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&content);
+        // Models without a reader keep the ids they had before readers existed.
+        if let Some(entry) = &self.reader {
+            hasher.update(&serde_json::to_vec(entry).expect("a reader entry serialises"));
+        }
+        self.id = hasher.finalize().to_hex()[..16].to_string();
+    }
+
+    /// Hands the model its reader, loaded from the files its entry names.
+    pub fn attach(&mut self, reader: Arc<dyn PairReader>) {
+        self.attached = Some(reader);
     }
 
     /// The layout of vectors this model reads.
@@ -165,6 +197,26 @@ impl Model {
     /// Where a pair so judged is routed.
     pub fn decide(&self, judgement: Judgement) -> Decision {
         self.thresholds.route(judgement)
+    }
+
+    /// What the model says of a pair and where it goes: on two record pages with a
+    /// reader attached, the mean of the forest's and the reader's probabilities,
+    /// routed by the reader's thresholds; else the forest's alone.
+    pub fn judge_pair(&self, x: &[f64], bodies: &PairBodies) -> (Judgement, Decision) {
+        let forest = self.judge(x);
+        let read = match (&self.reader, &self.attached, bodies.record_sides()) {
+            (Some(entry), Some(reader), Some((a, b))) => {
+                reader.p_duplicate(a, b).map(|p| (entry, p))
+            }
+            _ => None,
+        };
+        match read {
+            Some((entry, p)) => {
+                let judgement = reader::mean(forest, p);
+                (judgement, entry.thresholds.route(judgement))
+            }
+            None => (forest, self.decide(forest)),
+        }
     }
 
     /// Why a signal vector gets its confidence.

@@ -151,20 +151,34 @@ pub fn train_on_every_pair(
     policy: &DecisionPolicy,
     seed: u64,
 ) -> Result<Trained> {
+    Ok(train_judged_then_every_pair(set, words, learner, policy, seed)?.1)
+}
+
+/// [`train_on_every_pair`], with the model judged on the evaluation part first (for
+/// whatever else is judged on the pairs it never saw).
+pub fn train_judged_then_every_pair(
+    set: &LabelledPairs,
+    words: Option<Range<usize>>,
+    learner: &dyn Learner,
+    policy: &DecisionPolicy,
+    seed: u64,
+) -> Result<(Trained, Trained)> {
     let judged = train(set, words.clone(), learner, policy, seed)?;
     let every_part = split(set, seed, Holdout::Frozen);
     let kept = train_on_parts(set, words, &every_part, learner, policy, seed)?;
-    Ok(Trained {
+    let kept = Trained {
         heldout: judged.heldout,
         evaluation_pairs: judged.evaluation_pairs,
-        importance: judged.importance,
+        importance: judged.importance.clone(),
         fitted_on_every_pair: true,
         ..kept
-    })
+    };
+    Ok((judged, kept))
 }
 
-/// Each pair's part, by its group of shared documents.
-fn split(set: &LabelledPairs, seed: u64, holdout: Holdout) -> Vec<Part> {
+/// Each pair's part, by its group of shared documents: the split [`train`] makes
+/// with `Holdout::Evaluation`.
+pub fn split(set: &LabelledPairs, seed: u64, holdout: Holdout) -> Vec<Part> {
     groups_by_shared_document(&set.documents)
         .into_iter()
         .map(|g| part_of(g, seed, holdout))

@@ -8,7 +8,7 @@ use super::cascade::FetchedEvidence;
 use super::score::{screened, vectors_in};
 use crate::document::Pair;
 use crate::model::LabelledPairs;
-use crate::signals::Layout;
+use crate::signals::{Layout, PairBodies};
 
 /// The labelled pairs of the batch (signal vectors, labels, document hashes)
 /// with the fingerprint of the data: the document hashes and labels, in order.
@@ -16,6 +16,23 @@ use crate::signals::Layout;
 pub fn labelled_pairs(batch: &Batch) -> Result<(LabelledPairs, String)> {
     let (set, _, fingerprint) = labelled_by(batch, None)?;
     Ok((set, fingerprint))
+}
+
+/// [`labelled_pairs`] with each kept pair's documents (their fetched and rendered bodies).
+pub fn labelled_with_bodies(batch: &Batch) -> Result<(LabelledPairs, Vec<PairBodies<'_>>, String)> {
+    let kept = labelled_in(batch, None, batch.layout())?;
+    let pairs: Vec<&Pair> = batch.pairs().collect();
+    let bodies = kept
+        .rows
+        .iter()
+        .map(|&row| {
+            batch
+                .documents
+                .bodies(pairs[row])
+                .expect("a kept pair's documents are loaded")
+        })
+        .collect();
+    Ok((kept.pairs, bodies, kept.fingerprint))
 }
 
 /// [`labelled_pairs`] with each kept pair's value of `column` (when one is named).

@@ -18,7 +18,7 @@ pub mod scored;
 pub use batch::Batch;
 pub use cascade::{rendered_stage_decides, score_cascade, CascadeReport, FetchedEvidence};
 pub use documents::{render_requests, DocumentSet};
-pub use labelled::{labelled_by, labelled_pairs, staged_by, Staged};
+pub use labelled::{labelled_by, labelled_pairs, labelled_with_bodies, staged_by, Staged};
 pub use score::{
     outcome, score, screened, vectors, vectors_in, Outcome, DECIDED_MODEL, SCREEN_IDENTICAL,
 };

@@ -80,11 +80,11 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
         ));
     }
     let vector = signals::vector(pair, &bodies);
-    let judgement = model.judge(&vector);
+    let (judgement, decision) = model.judge_pair(&vector, &bodies);
     let outcome = Outcome {
         p_duplicate: judgement.p_duplicate,
         spread: judgement.spread,
-        decision: model.decide(judgement),
+        decision,
         decided_by: DECIDED_MODEL,
         core_in_other: core_in_other(&bodies),
         vector: Some(vector),

@@ -127,12 +127,17 @@ pub const BOTH_RECORDS: (&str, &str) = (
 /// title, though a reader sees an article), else its fetched body's, else its
 /// rendered body's.
 pub fn of<'a>(fetched: &'a Document, rendered: Option<&'a Document>) -> Option<&'a Record> {
+    side(fetched, rendered)?.record.as_ref()
+}
+
+/// The body [`of`] reads a side's record from, when it has one.
+pub fn side<'a>(fetched: &'a Document, rendered: Option<&'a Document>) -> Option<&'a Document> {
     match rendered {
-        Some(r) if r.visible_words.len() > fetched.visible_words.len() => r.record.as_ref(),
-        _ => fetched
-            .record
-            .as_ref()
-            .or_else(|| rendered.and_then(|r| r.record.as_ref())),
+        Some(r) if r.visible_words.len() > fetched.visible_words.len() => {
+            r.record.is_some().then_some(r)
+        }
+        _ if fetched.record.is_some() => Some(fetched),
+        _ => rendered.filter(|r| r.record.is_some()),
     }
 }
 

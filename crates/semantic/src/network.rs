@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use candle_core::{DType, Device, Module, Tensor, D};
 use candle_nn::{Embedding, Linear, VarBuilder, VarMap};
 use rand::{Rng, SeedableRng};
@@ -146,7 +146,7 @@ pub struct Batch {
     pub attended: Tensor,
 }
 
-pub struct CrossEncoder {
+pub struct Network {
     words: Embedding,
     positions: Embedding,
     segments: Embedding,
@@ -156,15 +156,16 @@ pub struct CrossEncoder {
     head: Linear,
 }
 
-impl CrossEncoder {
-    /// The network with the package's weights (`model.safetensors`); the head, which
-    /// the package does not have, drawn from `seed` (uniform, deviation 0.02, as
-    /// `transformers` initialises it). Every weight is a variable of `vars`.
-    pub fn load(weights: &std::path::Path, vars: &VarMap, seed: u64) -> Result<CrossEncoder> {
+impl Network {
+    /// The network with the weights of `weights` (the package's `model.safetensors`,
+    /// or a fine-tuned one); a head the file does not have (the package's) drawn from
+    /// `seed` (uniform, deviation 0.02, as `transformers` initialises it). Every
+    /// weight is a variable of `vars`.
+    pub fn load(weights: &std::path::Path, vars: &VarMap, seed: u64) -> Result<Network> {
         let device = Device::Cpu;
         let vb = VarBuilder::from_varmap(vars, DType::F32, &device);
         let e = vb.pp("embeddings");
-        let network = CrossEncoder {
+        let network = Network {
             words: candle_nn::embedding(VOCABULARY, HIDDEN, e.pp("word_embeddings"))?,
             positions: candle_nn::embedding(POSITIONS, HIDDEN, e.pp("position_embeddings"))?,
             segments: candle_nn::embedding(2, HIDDEN, e.pp("token_type_embeddings"))?,
@@ -175,7 +176,8 @@ impl CrossEncoder {
             pooler: candle_nn::linear(HIDDEN, HIDDEN, vb.pp("pooler.dense"))?,
             head: candle_nn::linear(HIDDEN, 1, vb.pp("classifier"))?,
         };
-        let shipped = candle_core::safetensors::load(weights, &device)?;
+        let shipped = candle_core::safetensors::load(weights, &device)
+            .with_context(|| format!("weights {}", weights.display()))?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         for (name, var) in vars.data().lock().expect("weights").iter() {
             match shipped.get(name) {

@@ -2,7 +2,6 @@
 //! cut to its half of the tokens so that a long description cannot crowd out the other
 //! record's name.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
@@ -12,9 +11,6 @@ use crate::network::Batch;
 
 pub struct PairEncoder {
     tokenizer: tokenizers::Tokenizer,
-    /// Token ids of each record text, cut to its half: a text is tokenised once per
-    /// run, not once per epoch.
-    cut: HashMap<String, Vec<u32>>,
     half: usize,
     cls: u32,
     sep: u32,
@@ -24,7 +20,7 @@ impl PairEncoder {
     /// The package's `tokenizer.json`, pairs of at most `max_length` tokens.
     pub fn new(tokenizer: &Path, max_length: usize) -> Result<PairEncoder> {
         let mut tokenizer = tokenizers::Tokenizer::from_file(tokenizer)
-            .map_err(|e| anyhow!("{}: {e}", tokenizer.display()))?;
+            .map_err(|e| anyhow!("tokenizer {}: {e}", tokenizer.display()))?;
         tokenizer
             .with_truncation(None)
             .map_err(|e| anyhow!("{e}"))?;
@@ -37,35 +33,31 @@ impl PairEncoder {
         let (cls, sep) = (id("[CLS]")?, id("[SEP]")?);
         Ok(PairEncoder {
             tokenizer,
-            cut: HashMap::new(),
             half: max_length / 2 - 2,
             cls,
             sep,
         })
     }
 
-    fn ids(&mut self, text: &str) -> Result<&[u32]> {
-        if !self.cut.contains_key(text) {
-            let encoding = self
-                .tokenizer
-                .encode(text, false)
-                .map_err(|e| anyhow!("{e}"))?;
-            let ids = encoding.get_ids();
-            let ids = ids[..ids.len().min(self.half)].to_vec();
-            self.cut.insert(text.to_string(), ids);
-        }
-        Ok(&self.cut[text])
+    /// The token ids of a record text, cut to its half of a pair.
+    pub fn ids(&self, text: &str) -> Result<Vec<u32>> {
+        let encoding = self
+            .tokenizer
+            .encode(text, false)
+            .map_err(|e| anyhow!("{e}"))?;
+        let ids = encoding.get_ids();
+        Ok(ids[..ids.len().min(self.half)].to_vec())
     }
 
-    /// The batch of these pairs, padded to the longest.
-    pub fn batch(&mut self, pairs: &[&(String, String)]) -> Result<Batch> {
+    /// The batch of these pairs of token ids ([`PairEncoder::ids`]), padded to the longest.
+    pub fn batch(&self, pairs: &[(&[u32], &[u32])]) -> Result<Batch> {
         let mut rows = Vec::with_capacity(pairs.len());
         for (a, b) in pairs {
             let mut ids = vec![self.cls];
-            ids.extend(self.ids(a)?);
+            ids.extend_from_slice(a);
             ids.push(self.sep);
             let second = ids.len();
-            ids.extend(self.ids(b)?);
+            ids.extend_from_slice(b);
             ids.push(self.sep);
             rows.push((ids, second));
         }
