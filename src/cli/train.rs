@@ -116,6 +116,7 @@ pub fn run(args: Args) -> Result<()> {
                 ..CrossEncoderParams::default()
             }
             .check()?;
+            crate::keep_freed_memory();
             let trained = twinpage_semantic::train_reader(
                 package, params, &set, &bodies, &judged, &policy, args.seed,
             )?;
