@@ -207,9 +207,17 @@ fn report_reader(trained: &TrainedReader, keep: bool) -> Result<()> {
 /// held-out pairs to review: such a model scores, but people decide.
 fn warn_if_undecided(model: &Model) {
     let target = model.policy.precision_target();
+    // A reader's thresholds decide record pairs: a side it decides is decided.
+    let reader = model.reader.as_ref().map(|r| r.thresholds);
     let sides = [
-        (model.thresholds.duplicate >= 1.0, "duplicate"),
-        (model.thresholds.distinct <= 0.0, "distinct"),
+        (
+            model.thresholds.duplicate >= 1.0 && reader.is_none_or(|t| t.duplicate >= 1.0),
+            "duplicate",
+        ),
+        (
+            model.thresholds.distinct <= 0.0 && reader.is_none_or(|t| t.distinct <= 0.0),
+            "distinct",
+        ),
     ];
     for (_, side) in sides.iter().filter(|(none, _)| *none) {
         eprintln!(
