@@ -163,8 +163,20 @@ impl CrossEncoder {
         tokenizer: &Path,
         params: CrossEncoderParams,
     ) -> Result<CrossEncoder> {
+        let bytes =
+            std::fs::read(weights).with_context(|| format!("cannot read {}", weights.display()))?;
+        CrossEncoder::from_weights(&bytes, weights, tokenizer, params)
+    }
+
+    /// [`CrossEncoder::load`] from the weights file's bytes, already read.
+    pub fn from_weights(
+        bytes: &[u8],
+        weights: &Path,
+        tokenizer: &Path,
+        params: CrossEncoderParams,
+    ) -> Result<CrossEncoder> {
         let vars = VarMap::new();
-        let network = Network::load(weights, &vars, params.seed)?;
+        let network = Network::load(bytes, weights, &vars, params.seed)?;
         Ok(CrossEncoder {
             network,
             vars,

@@ -157,11 +157,16 @@ pub struct Network {
 }
 
 impl Network {
-    /// The network with the weights of `weights` (the package's `model.safetensors`,
-    /// or a fine-tuned one); a head the file does not have (the package's) drawn from
-    /// `seed` (uniform, deviation 0.02, as `transformers` initialises it). Every
-    /// weight is a variable of `vars`.
-    pub fn load(weights: &std::path::Path, vars: &VarMap, seed: u64) -> Result<Network> {
+    /// The network with the weights of `weights`, the bytes of the file `file` (the
+    /// package's `model.safetensors`, or a fine-tuned one); a head the file does not
+    /// have (the package's) drawn from `seed` (uniform, deviation 0.02, as
+    /// `transformers` initialises it). Every weight is a variable of `vars`.
+    pub fn load(
+        weights: &[u8],
+        file: &std::path::Path,
+        vars: &VarMap,
+        seed: u64,
+    ) -> Result<Network> {
         let device = Device::Cpu;
         let vb = VarBuilder::from_varmap(vars, DType::F32, &device);
         let e = vb.pp("embeddings");
@@ -176,8 +181,8 @@ impl Network {
             pooler: candle_nn::linear(HIDDEN, HIDDEN, vb.pp("pooler.dense"))?,
             head: candle_nn::linear(HIDDEN, 1, vb.pp("classifier"))?,
         };
-        let shipped = candle_core::safetensors::load(weights, &device)
-            .with_context(|| format!("weights {}", weights.display()))?;
+        let shipped = candle_core::safetensors::load_buffer(weights, &device)
+            .with_context(|| format!("weights {}", file.display()))?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         for (name, var) in vars.data().lock().expect("weights").iter() {
             match shipped.get(name) {
@@ -192,7 +197,7 @@ impl Network {
                 None if name == "classifier.bias" => {
                     var.set(&Tensor::zeros(1, DType::F32, &device)?)?
                 }
-                None => anyhow::bail!("{} has no {name}", weights.display()),
+                None => anyhow::bail!("{} has no {name}", file.display()),
             }
         }
         Ok(network)

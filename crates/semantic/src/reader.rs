@@ -151,21 +151,23 @@ pub fn attach_reader(model: &mut Model, model_path: &Path) -> Result<()> {
     };
     let dir = model_path.parent().unwrap_or(Path::new(""));
     let (weights, tokenizer) = (dir.join(&entry.weights), dir.join(&entry.tokenizer));
-    let found = hash_of(&weights).with_context(|| {
+    // Read once: hashed, then loaded from the same bytes.
+    let bytes = std::fs::read(&weights).with_context(|| {
         format!(
-            "model {} reads record pairs with a cross-encoder whose weights should be beside it",
-            model_path.display()
+            "model {} reads record pairs with a cross-encoder whose weights should be beside it: cannot read {}",
+            model_path.display(),
+            weights.display()
         )
     })?;
     ensure!(
-        found == entry.weights_blake3,
+        blake3::hash(&bytes).to_hex().as_str() == entry.weights_blake3,
         "{} is not the cross-encoder model {} was trained with (its blake3 differs); copy the model file with the files beside it, or train again",
         weights.display(),
         model_path.display()
     );
     let params: CrossEncoderParams = serde_json::from_value(entry.settings.clone())
         .context("the model file's reader settings")?;
-    let cross_encoder = CrossEncoder::load(&weights, &tokenizer, params.check()?)?;
+    let cross_encoder = CrossEncoder::from_weights(&bytes, &weights, &tokenizer, params.check()?)?;
     model.attach(Arc::new(cross_encoder));
     Ok(())
 }
