@@ -103,8 +103,8 @@ pub fn judge_mean(
     };
     let half = |p: &HeldOut| mix64(p.group ^ 0x4841_4c46).is_multiple_of(2);
     let thresholds_of_half = [
-        Thresholds::choose(&scored(&|p| !half(p)), policy),
-        Thresholds::choose(&scored(&|p| half(p)), policy),
+        Thresholds::choose_on_evidence(&scored(&|p| !half(p)), policy),
+        Thresholds::choose_on_evidence(&scored(&|p| half(p)), policy),
     ];
     let (mut mean_confusion, mut forest_confusion) = (Confusion::default(), Confusion::default());
     for p in pairs {
@@ -118,7 +118,7 @@ pub fn judge_mean(
         );
     }
     Verdict {
-        thresholds: Thresholds::choose(&scored(&|_| true), policy),
+        thresholds: Thresholds::choose_on_evidence(&scored(&|_| true), policy),
         mean: mean_confusion.metrics(),
         forest: forest_confusion.metrics(),
     }
