@@ -1109,7 +1109,7 @@ fn queue_export_import_and_retrain() {
         cmd
     };
     let report = stdout_of(&mut seeded("new1.json"));
-    assert!(report.contains("F1 (p >= 0.5)"), "{report}");
+    assert!(report.contains("F1 (each at its F1 cut)"), "{report}");
     assert!(
         report.contains(&format!(
             "of the {routed} settled review label(s), 0 were settled by an adjudicator; 0 pair(s)"

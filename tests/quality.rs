@@ -38,10 +38,10 @@ fn evaluate_model(model: &str, pairs: &str) -> (Metrics, BTreeMap<String, Metric
     for (pair, outcome) in batch.pairs().zip(pipeline::score(&batch, &model)) {
         let o = outcome.unwrap();
         let label = pair.label.unwrap();
-        overall.add(label, o.p_duplicate, o.decision);
+        overall.add(label, o.p_duplicate, o.f1_cut, o.decision);
         if let Some(k) = kind {
             let group = by_kind.entry(pair.fields[k].clone()).or_default();
-            group.add(label, o.p_duplicate, o.decision);
+            group.add(label, o.p_duplicate, o.f1_cut, o.decision);
         }
     }
     let by_kind = by_kind.into_iter().map(|(k, c)| (k, c.metrics())).collect();

@@ -165,7 +165,7 @@ fn print_side_by_side(
     outln!("{:<34} {:>18} {:>18}", "", old_id, new_id)?;
     type Figure = fn(&Metrics) -> f64;
     let rows: [(&str, Figure); 6] = [
-        ("F1 (p >= 0.5)", |m| m.f1),
+        ("F1 (each at its F1 cut)", |m| m.f1),
         ("precision", |m| m.precision),
         ("recall", |m| m.recall),
         ("precision of duplicate decisions", |m| {

@@ -155,10 +155,11 @@ pub fn run(args: Args) -> Result<()> {
     )?;
     outln!("{}", model.estimator.summary())?;
     outln!(
-        "thresholds: duplicate at p >= {:.4}, distinct at p <= {:.4} (precision target {})",
+        "thresholds: duplicate at p >= {:.4}, distinct at p <= {:.4} (precision target {}); labelled duplicate at p >= {:.4} (F1)",
         model.thresholds.duplicate,
         model.thresholds.distinct,
-        model.policy.precision_target()
+        model.policy.precision_target(),
+        model.thresholds.f1_cut
     )?;
     outln!("held-out evaluation:\n{}", model.heldout.report())?;
     warn_if_undecided(&model);
@@ -194,9 +195,10 @@ fn report_reader(trained: &TrainedReader, kept: bool) -> Result<()> {
     }
     if kept {
         outln!(
-            "  record pairs: duplicate at mean p >= {:.4}, distinct at <= {:.4}",
+            "  record pairs: duplicate at mean p >= {:.4}, distinct at <= {:.4}; labelled duplicate at >= {:.4} (F1)",
             verdict.thresholds.duplicate,
-            verdict.thresholds.distinct
+            verdict.thresholds.distinct,
+            verdict.thresholds.f1_cut
         )?;
     } else {
         eprintln!("twinpage: warning: the mean of the cross-encoder and the forest does worse than the forest alone on the held-out record pairs: the model keeps the forest alone");

@@ -215,7 +215,7 @@ pub fn html(report: &Report) -> Result<String> {
             h,
             "<section id=\"groups\"><h2>By {}</h2><p class=\"note\">Rows with a wrong automatic \
              decision are marked; such cells are red, review shares above 25 % yellow. \
-             Precision and recall at p ≥ 0.5; “–” where undefined (a group without duplicates).</p><div class=\"row\">",
+             Precision and recall with pairs labelled at the model's F1 cut; “–” where undefined (a group without duplicates).</p><div class=\"row\">",
             escape(&column)
         )?;
         for (i, m) in report.models.iter().enumerate() {
@@ -270,7 +270,7 @@ pub fn html(report: &Report) -> Result<String> {
             "<section id=\"baselines\"><h2>Classic detectors</h2><p class=\"note\">Each candidate \
              method and Yandex signature detector as a stand-alone duplicate detector on the same \
              pairs ({} text), as <code>twinpage baseline --method all</code> runs them; the models' \
-             figures at p ≥ 0.5 for comparison.</p>",
+             figures at their F1 cut for comparison.</p>",
             escape(text)
         )?;
         baselines_table(&mut h, report, results)?;
@@ -317,7 +317,7 @@ fn summary(h: &mut String, i: usize, m: &ModelReport) -> Result<()> {
          <dt>thresholds</dt><dd>duplicate ≥ {:.4}, distinct ≤ {:.4}, spread ≤ {:.2} (target {:.3})</dd>\
          <dt>automatic decisions right</dt><dd>{auto} (duplicate {:.4}, distinct {:.4})</dd>\
          <dt>sent to review</dt><dd>{:.1} %</dd>\
-         <dt>at p ≥ 0.5</dt><dd>precision {:.4}, recall {:.4}, F1 {:.4}, accuracy {:.4}</dd>\
+         <dt>labelled at p ≥ {:.4} (the F1 cut)</dt><dd>precision {:.4}, recall {:.4}, F1 {:.4}, accuracy {:.4}</dd>\
          <dt>ROC AUC, average precision</dt><dd>{:.4}, {:.4}</dd>\
          <dt>calibration error (ECE, 10 bins)</dt><dd>{:.4}</dd>\
          </dl></div>",
@@ -336,6 +336,7 @@ fn summary(h: &mut String, i: usize, m: &ModelReport) -> Result<()> {
         o.duplicate_decision_precision,
         o.distinct_decision_precision,
         o.review_share * 100.0,
+        f.thresholds.f1_cut,
         o.precision,
         o.recall,
         o.f1,
@@ -419,7 +420,7 @@ fn confusion(h: &mut String, c: &Confusion) -> Result<()> {
     )?;
     write!(
         h,
-        "<table><tr><th class=\"name\">at p ≥ 0.5</th><th>called duplicate</th><th>called distinct</th></tr>\
+        "<table><tr><th class=\"name\">labelled at the F1 cut</th><th>called duplicate</th><th>called distinct</th></tr>\
          <tr><td class=\"name\">duplicate</td><td class=\"right\">{}</td>{}</tr>\
          <tr><td class=\"name\">distinct</td>{}<td class=\"right\">{}</td></tr></table>",
         c.tp,
@@ -558,9 +559,10 @@ fn baselines_table(
     for (i, m) in report.models.iter().enumerate() {
         row(
             format!(
-                "<span class=\"swatch\" style=\"background:{}\"></span>{} (p ≥ 0.5)",
+                "<span class=\"swatch\" style=\"background:{}\"></span>{} (p ≥ {:.2})",
                 css_colour(i),
-                escape(&m.name)
+                escape(&m.name),
+                m.figures.thresholds.f1_cut
             ),
             &m.figures.overall,
         )?;

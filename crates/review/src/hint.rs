@@ -127,6 +127,7 @@ mod tests {
                     duplicate: 0.9,
                     distinct: 0.1,
                     max_spread: 1.0,
+                    f1_cut: twinpage::model::EVEN_CUT,
                 },
             })
             .collect()

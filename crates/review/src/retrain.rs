@@ -252,7 +252,12 @@ pub fn measure(model: &Model, pairs: &LabelledPairs) -> Metrics {
     let mut confusion = Confusion::default();
     for (vector, &label) in pairs.vectors.iter().zip(&pairs.labels) {
         let judgement = model.judge(vector);
-        confusion.add(label, judgement.p_duplicate, model.decide(judgement));
+        confusion.add(
+            label,
+            judgement.p_duplicate,
+            model.thresholds.f1_cut,
+            model.decide(judgement),
+        );
     }
     confusion.metrics()
 }

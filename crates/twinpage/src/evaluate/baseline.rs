@@ -14,7 +14,7 @@ use crate::candidates::method::{self, MethodKind};
 use crate::candidates::sketch::{read_text, TextChoice};
 use crate::candidates::{method_named, METHODS};
 use crate::document::{text, PairFile};
-use crate::model::{Confusion, Decision, Metrics};
+use crate::model::{Confusion, Decision, Metrics, EVEN_CUT};
 use twinpage_util::params::ParamValues;
 use twinpage_util::Progress;
 
@@ -91,7 +91,7 @@ pub fn run(
                 } else {
                     (0.0, Decision::Distinct)
                 };
-                confusion.add(label, p, decision);
+                confusion.add(label, p, EVEN_CUT, decision);
             }
             Ok((baseline.name(), confusion.metrics()))
         })

@@ -37,10 +37,10 @@ pub fn by_column(
                 pair.location()
             );
         };
-        overall.add(label, o.p_duplicate, o.decision);
+        overall.add(label, o.p_duplicate, o.f1_cut, o.decision);
         if let Some(value) = value {
             let group = groups.entry(value.clone()).or_default();
-            group.add(label, o.p_duplicate, o.decision);
+            group.add(label, o.p_duplicate, o.f1_cut, o.decision);
         }
     }
     Ok(Grouped {

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::model::train::{train, Trained};
 use crate::model::{
-    Confusion, Decision, DecisionPolicy, Judgement, LabelledPairs, Learner, Metrics,
+    Confusion, Decision, DecisionPolicy, Judgement, LabelledPairs, Learner, Metrics, EVEN_CUT,
 };
 use crate::pipeline::{rendered_stage_decides, Staged};
 
@@ -106,9 +106,9 @@ pub fn leave_one_out_cascade(
         let mut confusion = Confusion::default();
         let mut stages = StageTally::default();
         for i in (0..measured.groups.len()).filter(|&i| measured.groups[i] == group) {
-            let (stage, judgement, decision) = cascade(&first, &second, measured, i);
+            let (stage, judgement, f1_cut, decision) = cascade(&first, &second, measured, i);
             let label = measured.rendered.labels[i];
-            confusion.add(label, judgement.p_duplicate, decision);
+            confusion.add(label, judgement.p_duplicate, f1_cut, decision);
             stages.add(stage, label, decision);
         }
         Ok((first_set.len(), confusion, Some(stages)))
@@ -123,21 +123,20 @@ fn cascade(
     second: &Trained,
     measured: &Staged,
     i: usize,
-) -> (Stage, Judgement, Decision) {
+) -> (Stage, Judgement, f64, Decision) {
     if measured.screened[i] {
-        return (Stage::Screen, Judgement::certain(1.0), Decision::Duplicate);
+        let certain = Judgement::certain(1.0);
+        return (Stage::Screen, certain, EVEN_CUT, Decision::Duplicate);
     }
     let judgement = first.judge(&measured.fetched.vectors[i]);
     let decision = first.thresholds.route(judgement);
     if !rendered_stage_decides(decision, measured.evidence[i]) {
-        return (Stage::Fetched, judgement, decision);
+        return (Stage::Fetched, judgement, first.thresholds.f1_cut, decision);
     }
     let judgement = second.judge(&measured.rendered.vectors[i]);
-    (
-        Stage::Rendered,
-        judgement,
-        second.thresholds.route(judgement),
-    )
+    let thresholds = &second.thresholds;
+    let decision = thresholds.route(judgement);
+    (Stage::Rendered, judgement, thresholds.f1_cut, decision)
 }
 
 /// Runs `judge` on every group of `groups` (sorted) and pools the figures. Each
@@ -232,7 +231,12 @@ fn measure(trained: &Trained, pairs: &LabelledPairs) -> Confusion {
     let mut confusion = Confusion::default();
     for (judgement, &label) in judgements.into_iter().zip(&pairs.labels) {
         let decision = trained.thresholds.route(judgement);
-        confusion.add(label, judgement.p_duplicate, decision);
+        confusion.add(
+            label,
+            judgement.p_duplicate,
+            trained.thresholds.f1_cut,
+            decision,
+        );
     }
     confusion
 }

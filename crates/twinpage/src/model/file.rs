@@ -14,7 +14,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
 
 use super::calibration::{Calibration, Cell};
-use super::decision::{DecisionPolicy, Thresholds};
+use super::decision::{DecisionPolicy, Thresholds, EVEN_CUT};
 use super::metrics::Metrics;
 use super::model::{Model, TrainingInfo, FORMAT};
 use super::tree::{Node, Tree, TreeParams};
@@ -148,6 +148,7 @@ impl FormatOne {
                 duplicate: self.thresholds.duplicate,
                 distinct: self.thresholds.distinct,
                 max_spread: 1.0,
+                f1_cut: EVEN_CUT,
             },
             seed: self.seed,
             training: self.training,

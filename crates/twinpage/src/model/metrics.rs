@@ -1,5 +1,6 @@
-//! How good a model is on labelled pairs: the usual classification figures at
-//! p ≥ 0.5, and what the thresholds do (precision of automatic decisions, share
+//! How good a model is on labelled pairs: the usual classification figures with
+//! each pair labelled at its model's F1 cut (`Thresholds::f1_cut`, p ≥ 0.5 for
+//! most), and what the thresholds do (precision of automatic decisions, share
 //! routed to review).
 
 use serde::{Deserialize, Serialize};
@@ -17,7 +18,7 @@ pub struct Confusion {
     pub distinct_as_duplicate: usize,
     pub distinct_as_distinct: usize,
     pub distinct_as_review: usize,
-    /// The same pairs classified at p ≥ 0.5 (no review): true/false positives/negatives.
+    /// The same pairs labelled at the F1 cut (no review): true/false positives/negatives.
     pub tp: usize,
     pub fp: usize,
     pub tn: usize,
@@ -49,8 +50,10 @@ impl Confusion {
         (decided > 0).then(|| right as f64 / decided as f64)
     }
 
-    pub fn add(&mut self, label: bool, p_duplicate: f64, decision: Decision) {
-        let predicted = p_duplicate >= 0.5;
+    /// Counts one pair: its label, its p (labelled duplicate at `p ≥ f1_cut`), and
+    /// where it was routed.
+    pub fn add(&mut self, label: bool, p_duplicate: f64, f1_cut: f64, decision: Decision) {
+        let predicted = p_duplicate >= f1_cut;
         match (label, predicted) {
             (true, true) => self.tp += 1,
             (true, false) => self.fn_ += 1,
@@ -145,7 +148,7 @@ impl Confusion {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
     pub pairs: usize,
-    /// Classification at p_duplicate ≥ 0.5.
+    /// Each pair labelled at its model's F1 cut (p_duplicate ≥ 0.5 for most).
     pub precision: f64,
     pub recall: f64,
     pub f1: f64,
@@ -168,7 +171,7 @@ impl Metrics {
         let c = &self.confusion;
         format!(
             "pairs {}\n\
-             at p>=0.5:  precision {:.4}  recall {:.4}  F1 {:.4}  accuracy {:.4}\n\
+             labelled:   precision {:.4}  recall {:.4}  F1 {:.4}  accuracy {:.4}\n\
              decisions:  duplicate precision {:.4}  distinct precision {:.4}  review share {:.4}\n\
              calibration error (10 bins): {:.4}\n\
              confusion (label \\ decision):   duplicate  distinct  review\n\
@@ -196,15 +199,16 @@ impl Metrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::EVEN_CUT;
 
     #[test]
     fn figures_by_hand() {
         let mut c = Confusion::default();
-        c.add(true, 0.9, Decision::Duplicate); // tp
-        c.add(true, 0.6, Decision::Review); // tp
-        c.add(true, 0.2, Decision::Distinct); // fn
-        c.add(false, 0.7, Decision::Review); // fp
-        c.add(false, 0.1, Decision::Distinct); // tn
+        c.add(true, 0.9, EVEN_CUT, Decision::Duplicate); // tp
+        c.add(true, 0.6, EVEN_CUT, Decision::Review); // tp
+        c.add(true, 0.2, EVEN_CUT, Decision::Distinct); // fn
+        c.add(false, 0.7, EVEN_CUT, Decision::Review); // fp
+        c.add(false, 0.1, EVEN_CUT, Decision::Distinct); // tn
         let m = c.metrics();
         // precision 2/3, recall 2/3, F1 2/3, accuracy 3/5
         assert!((m.precision - 2.0 / 3.0).abs() < 1e-12);

@@ -199,10 +199,10 @@ impl Model {
         self.thresholds.route(judgement)
     }
 
-    /// What the model says of a pair and where it goes: on two record pages with a
-    /// reader attached, the mean of the forest's and the reader's probabilities,
-    /// routed by the reader's thresholds; else the forest's alone.
-    pub fn judge_pair(&self, x: &[f64], bodies: &PairBodies) -> (Judgement, Decision) {
+    /// What the model says of a pair and the thresholds that route it: on two record
+    /// pages with a reader attached, the mean of the forest's and the reader's
+    /// probabilities, with the reader's thresholds; else the forest's alone.
+    pub fn judge_pair(&self, x: &[f64], bodies: &PairBodies) -> (Judgement, &Thresholds) {
         let forest = self.judge(x);
         let read = match (&self.reader, &self.attached, bodies.record_sides()) {
             (Some(entry), Some(reader), Some((a, b))) => {
@@ -211,11 +211,8 @@ impl Model {
             _ => None,
         };
         match read {
-            Some((entry, p)) => {
-                let judgement = reader::mean(forest, p);
-                (judgement, entry.thresholds.route(judgement))
-            }
-            None => (forest, self.decide(forest)),
+            Some((entry, p)) => (reader::mean(forest, p), &entry.thresholds),
+            None => (forest, &self.thresholds),
         }
     }
 

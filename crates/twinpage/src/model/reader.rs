@@ -110,10 +110,16 @@ pub fn judge_mean(
     for p in pairs {
         let judged = mean(p.forest, p.read);
         let other_half = &thresholds_of_half[usize::from(half(p))];
-        mean_confusion.add(p.label, judged.p_duplicate, other_half.route(judged));
+        mean_confusion.add(
+            p.label,
+            judged.p_duplicate,
+            other_half.f1_cut,
+            other_half.route(judged),
+        );
         forest_confusion.add(
             p.label,
             p.forest.p_duplicate,
+            forest_thresholds.f1_cut,
             forest_thresholds.route(p.forest),
         );
     }
@@ -159,6 +165,7 @@ mod tests {
             duplicate: 0.9,
             distinct: 0.1,
             max_spread: 1.0,
+            f1_cut: crate::model::EVEN_CUT,
         };
         let verdict = judge_mean(&pairs, &forest_thresholds, &DecisionPolicy::default());
         assert!(verdict.mean_helps());

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::calibration::Calibration;
 use super::contrast::{self, Contrast};
-use super::decision::{DecisionPolicy, Judgement, Thresholds};
+use super::decision::{DecisionPolicy, Judgement, Thresholds, EVEN_CUT};
 use super::estimator::{Estimator, Learner, Reading};
 use super::metrics::{Confusion, Metrics};
 use crate::signals::MISSING;
@@ -293,6 +293,7 @@ pub fn train_on_parts(
             duplicate: 1.0,
             distinct: 0.0,
             max_spread: 1.0,
+            f1_cut: EVEN_CUT,
         },
         heldout: Metrics::default(),
         fit_pairs: fit.len(),
@@ -312,6 +313,7 @@ pub fn train_on_parts(
         confusion.add(
             label,
             judgement.p_duplicate,
+            trained.thresholds.f1_cut,
             trained.thresholds.route(judgement),
         );
     }

@@ -7,7 +7,7 @@
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
 use crate::document::{wall, Document, Pair};
-use crate::model::{Decision, Model};
+use crate::model::{Decision, Model, EVEN_CUT};
 use crate::signals::{self, distance, Layout, PairBodies};
 use twinpage_util::Progress;
 
@@ -18,6 +18,9 @@ pub struct Outcome {
     /// How much a forest's trees disagree on the pair (0 for a single tree).
     pub spread: f64,
     pub decision: Decision,
+    /// Where the judging model labels a pair duplicate when it must be labelled
+    /// (`Thresholds::f1_cut`; the reader's for a record pair judged by the mean).
+    pub f1_cut: f64,
     /// `model`, or the screening test that decided the pair before the full suite.
     pub decided_by: &'static str,
     /// The larger share of one side's core content found in the other's text, on
@@ -72,6 +75,7 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
                 p_duplicate: 1.0,
                 spread: 0.0,
                 decision: Decision::Duplicate,
+                f1_cut: EVEN_CUT,
                 decided_by: SCREEN_IDENTICAL,
                 core_in_other: Some(1.0),
                 vector: None,
@@ -80,11 +84,12 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
         ));
     }
     let vector = signals::vector(pair, &bodies);
-    let (judgement, decision) = model.judge_pair(&vector, &bodies);
+    let (judgement, thresholds) = model.judge_pair(&vector, &bodies);
     let outcome = Outcome {
         p_duplicate: judgement.p_duplicate,
         spread: judgement.spread,
-        decision,
+        decision: thresholds.route(judgement),
+        f1_cut: thresholds.f1_cut,
         decided_by: DECIDED_MODEL,
         core_in_other: core_in_other(&bodies),
         vector: Some(vector),
@@ -222,6 +227,7 @@ mod tests {
             p_duplicate: 0.9,
             spread: 0.1,
             decision: Decision::Duplicate,
+            f1_cut: EVEN_CUT,
             decided_by: DECIDED_MODEL,
             core_in_other: core_in_other(bodies),
             vector: None,

@@ -32,7 +32,7 @@ use anyhow::{Context, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use twinpage::document::{decode::read_body, Document, IdfTable};
-use twinpage::model::{Confusion, Decision};
+use twinpage::model::{Confusion, Decision, EVEN_CUT};
 use twinpage_semantic::{record_text, CrossEncoder, CrossEncoderParams};
 
 struct Options {
@@ -156,6 +156,7 @@ fn f1_of(probabilities: &[f32], labels: &[f32], drawn: impl Iterator<Item = usiz
         confusion.add(
             labels[i] >= 0.5,
             f64::from(probabilities[i]),
+            EVEN_CUT,
             Decision::Review,
         );
     }
