@@ -169,11 +169,6 @@ impl Thresholds {
         Ok(())
     }
 
-    /// The label of a pair that must have one: duplicate at `p ≥ f1_cut`.
-    pub fn labels_duplicate(&self, p_duplicate: f64) -> bool {
-        p_duplicate >= self.f1_cut
-    }
-
     /// The routing rule.
     pub fn route(&self, judgement: Judgement) -> Decision {
         let p_duplicate = judgement.p_duplicate;
@@ -384,7 +379,7 @@ mod tests {
         let scored = sure(scored);
         // Without counting unseen decisions, 20 of 20 already reach 0.98.
         assert!(Thresholds::choose(&scored, &policy(0.98)).duplicate < 0.95);
-        // On evidence: 20 right is not enough for 0.98; 80 of 81 is ((80+1)/(81+2) < 0.98),
+        // On evidence: 20 right is not enough for 0.98, nor 80 of 81 ((80+1)/(81+2) < 0.98),
         // but at target 0.95 it is.
         let strict = Thresholds::choose_on_evidence(&scored, &policy(0.98));
         assert_eq!(strict.duplicate, 1.0, "{strict:?}");
@@ -417,7 +412,6 @@ mod tests {
         assert_eq!(best_f1_cut(&even), EVEN_CUT, "a gain under 0.01 is luck");
         let t = Thresholds::choose(&sure(by_p), &policy(0.95));
         assert_eq!(t.f1_cut, 0.4);
-        assert!(t.labels_duplicate(0.4) && !t.labels_duplicate(0.39));
         assert!(Thresholds { f1_cut: 0.6, ..t }.validate().is_err());
     }
 

@@ -226,6 +226,17 @@ mod tests {
     }
 
     #[test]
+    fn a_pair_is_labelled_at_its_cut_and_routed_as_decided() {
+        let mut c = Confusion::default();
+        c.add(true, 0.4, 0.35, Decision::Review);
+        c.add(false, 0.3, 0.35, Decision::Review);
+        assert_eq!((c.tp, c.tn, c.fp, c.fn_), (1, 1, 0, 0));
+        assert_eq!(c.duplicate_as_review + c.distinct_as_review, 2);
+        c.add(true, 0.4, EVEN_CUT, Decision::Review);
+        assert_eq!(c.fn_, 1);
+    }
+
+    #[test]
     fn empty_is_zero_not_nan() {
         let m = Confusion::default().metrics();
         assert_eq!(m.f1, 0.0);
