@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""How a model's F1 cut, chosen on few pairs, holds on others.
+
+`twinpage train` chooses `thresholds.f1_cut` on the calibration pairs: the cut of best
+F1 there, kept at 0.5 unless it gains 0.01 (`best_f1_cut` in
+crates/twinpage/src/model/decision.rs). This compares that search with the cut that
+theory gives a calibrated p (half the best F1 reachable, no search), choosing each on a
+sample of one half of a scored split (halves by first document) and measuring F1 on the
+other half, over many halvings.
+
+    twinpage score --pairs VALID.csv --no-render --model M.json --out scored.csv
+    python3 lab/f1-cut-halves.py scored.csv [--sizes 0 300 150 80] [--halvings 60]
+
+Size 0 chooses on the whole half.
+"""
+import argparse
+import csv
+import random
+
+
+def f1_counts(rows, cut):
+    tp = sum(1 for p, y, _ in rows if p >= cut and y)
+    fp = sum(1 for p, y, _ in rows if p >= cut and not y)
+    fn = sum(1 for p, y, _ in rows if p < cut and y)
+    return tp, fp, fn
+
+
+def f1(counts):
+    tp, fp, fn = counts
+    return 2 * tp / max(1, 2 * tp + fp + fn)
+
+
+def searched(rows, gain=0.01):
+    at_even = f1(f1_counts(rows, 0.5))
+    cuts = sorted({p for p, _, _ in rows if 0 < p <= 0.5}, reverse=True)
+    if not cuts:
+        return 0.5
+    best = max(cuts, key=lambda c: (round(f1(f1_counts(rows, c)), 9), c))
+    return best if f1(f1_counts(rows, best)) >= at_even + gain else 0.5
+
+
+def half_the_best(rows):
+    cuts = {p for p, _, _ in rows if p > 0}
+    best = max(f1(f1_counts(rows, c)) for c in cuts)
+    return min(0.5, max(best / 2, 1e-6))
+
+
+RULES = {"0.5": lambda rows: 0.5, "searched": searched, "half the best F1": half_the_best}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("scored_csv")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[0, 300, 150, 80])
+    ap.add_argument("--halvings", type=int, default=60)
+    args = ap.parse_args()
+    with open(args.scored_csv) as f:
+        rows = [(float(r["p_duplicate"]), r["label"] == "1", r["html_a"]) for r in csv.DictReader(f)]
+    for size in args.sizes:
+        totals = {name: [0, 0, 0] for name in RULES}
+        for seed in range(args.halvings):
+            rnd = random.Random(seed)
+            side = {}
+            for _, _, doc in rows:
+                side.setdefault(doc, rnd.random() < 0.5)
+            chosen_on = [r for r in rows if side[r[2]]]
+            judged = [r for r in rows if not side[r[2]]]
+            if size:
+                chosen_on = rnd.sample(chosen_on, min(size, len(chosen_on)))
+            for name, rule in RULES.items():
+                counts = f1_counts(judged, rule(chosen_on))
+                totals[name] = [a + b for a, b in zip(totals[name], counts)]
+        print(f"chosen on {size or 'the half':>8}: "
+              + "  ".join(f"{name} {f1(t):.3f}" for name, t in totals.items()))
+
+
+if __name__ == "__main__":
+    main()
