@@ -215,12 +215,7 @@ impl Thresholds {
         let precise = |right: usize, total: usize| {
             right as f64 + unseen >= target * (total as f64 + 2.0 * unseen)
         };
-        let mut by_p: Vec<(f64, bool)> = scored
-            .iter()
-            .filter(|(j, _)| j.spread <= policy.max_spread)
-            .map(|&(j, label)| (j.p_duplicate, label))
-            .collect();
-        by_p.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let by_p = by_p_within(scored, policy.max_spread);
         // A decision never goes against the confidence: whatever the running
         // precision, a pair more likely distinct is not called duplicate, nor the
         // reverse. (Without this floor, a few low-spread duplicates at p = 0.2 could
@@ -238,13 +233,19 @@ impl Thresholds {
             duplicate,
             distinct,
             max_spread: policy.max_spread,
-            f1_cut: best_f1_cut(&by_p_all(scored)),
+            // Every pair is labelled, whatever its spread.
+            f1_cut: best_f1_cut(&by_p_within(scored, f64::INFINITY)),
         }
     }
 }
 
-fn by_p_all(scored: &[(Judgement, bool)]) -> Vec<(f64, bool)> {
-    let mut by_p: Vec<(f64, bool)> = scored.iter().map(|&(j, l)| (j.p_duplicate, l)).collect();
+/// (p, label) of the pairs whose spread is at most `max_spread`, by ascending p.
+fn by_p_within(scored: &[(Judgement, bool)], max_spread: f64) -> Vec<(f64, bool)> {
+    let mut by_p: Vec<(f64, bool)> = scored
+        .iter()
+        .filter(|(j, _)| j.spread <= max_spread)
+        .map(|&(j, label)| (j.p_duplicate, label))
+        .collect();
     by_p.sort_by(|a, b| a.0.total_cmp(&b.0));
     by_p
 }
