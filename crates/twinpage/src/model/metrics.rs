@@ -1,6 +1,6 @@
 //! How good a model is on labelled pairs: the usual classification figures with
-//! each pair labelled at its model's F1 cut (`Thresholds::f1_cut`, p ≥ 0.5 for
-//! most), and what the thresholds do (precision of automatic decisions, share
+//! each pair labelled at its model's F1 cut (`Thresholds::f1_cut`, half the best
+//! F1 training reached), and what the thresholds do (precision of automatic decisions, share
 //! routed to review).
 
 use serde::{Deserialize, Serialize};
@@ -148,7 +148,7 @@ impl Confusion {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
     pub pairs: usize,
-    /// Each pair labelled at its model's F1 cut (p_duplicate ≥ 0.5 for most).
+    /// Each pair labelled at its model's F1 cut (p_duplicate ≥ `f1_cut`).
     pub precision: f64,
     pub recall: f64,
     pub f1: f64,
