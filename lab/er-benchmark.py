@@ -5,7 +5,7 @@ For each ER-Magellan dataset and WDC category under --source that has a training
 fetched-only model is trained on the dataset's whole train split and measured on its whole
 valid split (neither is in the repository: `training-data/er` is a sample of them). Prints
 one Markdown table beside the published F1 of other matchers (test splits; ours is valid):
-F1 at p >= 0.5, the share of pairs decided automatically and the precision of those
+F1 at the model's F1 cut, the share of pairs decided automatically and the precision of those
 decisions. With several seeds, each seed's figures and their mean: F1 moves by points
 from one seed to the next (the seed draws the fit / calibration split and the trees).
 

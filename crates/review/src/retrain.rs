@@ -68,7 +68,8 @@ pub struct Retrained {
 }
 
 impl Retrained {
-    /// At least as good as the parent on the frozen set: F1 at p ≥ 0.5 no lower.
+    /// At least as good as the parent on the frozen set: F1 (each model at its
+    /// F1 cut) no lower.
     pub fn at_least_as_good(&self) -> bool {
         self.metrics.f1 >= self.parent_metrics.f1
     }

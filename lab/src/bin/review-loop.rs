@@ -18,7 +18,7 @@
 //!   labels are taken (a reviewer who retrains when the hint says so).
 //! - *random*: N pairs of the stream drawn at random.
 //!
-//! Every model is measured by F1 at p ≥ 0.5 on a frozen set none trained on: web
+//! Every model is measured by F1 at its F1 cut on a frozen set none trained on: web
 //! pairs `training-data/web/train.csv` → `test.csv` (rendered bodies from the
 //! stored renders, so no browser runs), and the full Walmart-Amazon and Abt-Buy
 //! train → valid splits, which `lab/er-benchmark.py --only
@@ -576,7 +576,7 @@ fn print_table(dataset: &str, points: &[Point]) {
         .chain(ORDERS.map(|order| order.name().to_string()))
         .collect();
     for protocol in ["one round", "retrained at each budget"] {
-        println!("\n{dataset}, {protocol}: F1 at p >= 0.5 on the frozen set, mean ± sd (points vs random)\n");
+        println!("\n{dataset}, {protocol}: F1 at each model's F1 cut on the frozen set, mean ± sd (points vs random)\n");
         println!("| labels | {} |", orders.join(" | "));
         println!("|---|{}", "---|".repeat(orders.len()));
         for labels in std::iter::once(0).chain(BUDGETS) {

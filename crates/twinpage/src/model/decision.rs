@@ -254,7 +254,7 @@ fn by_p_within(scored: &[(Judgement, bool)], max_spread: f64) -> Vec<(f64, bool)
 /// others; the cut that reaches it on few pairs does not: chosen on one half of a
 /// record benchmark's valid split and judged on the other (`lab/f1-cut-halves.py`),
 /// half the best F1 is as good as the cut of best F1 or better on 13 of 14 benchmarks
-/// (Walmart-Amazon 0.862 to 0.869, Abt-Buy 0.870 to 0.879) and 0.002 worse on one.
+/// (Walmart-Amazon 0.863 to 0.870, Abt-Buy 0.870 to 0.879) and 0.003 worse on one.
 /// [`EVEN_CUT`] when no pair is a duplicate.
 pub fn best_f1_cut(by_p: &[(f64, bool)]) -> f64 {
     let duplicates = by_p.iter().filter(|&&(_, l)| l).count();

@@ -80,8 +80,8 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// Whether the mean is worth keeping: its F1 at p ≥ 0.5 on the held-out record
-    /// pairs at least the forest's.
+    /// Whether the mean is worth keeping: its F1 on the held-out record pairs (each
+    /// judge at its own F1 cut) at least the forest's.
     pub fn mean_helps(&self) -> bool {
         self.mean.f1 >= self.forest.f1
     }
