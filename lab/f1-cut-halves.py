@@ -4,8 +4,9 @@
 `twinpage train` chooses `thresholds.f1_cut` on the calibration pairs: the cut that
 theory gives a calibrated p, half the best F1 reachable there (`best_f1_cut` in
 crates/twinpage/src/model/decision.rs). This compares it with 0.5, with the rule built
-before it (the cut of best F1, kept at 0.5 unless it gains 0.01) and with half the best
-F1 under the same guard, choosing each on a sample of one half of a scored split (halves
+before it (the cut of best F1, kept at 0.5 unless it gains 0.01), with half the best
+F1 under the same guard and with half the best F1 kept at 0.5 until the pairs it is chosen
+on hold 20 duplicates, choosing each on a sample of one half of a scored split (halves
 by first document) and measuring F1 on the other half, over many halvings.
 
     twinpage score --pairs VALID.csv --no-render --model M.json --out scored.csv
@@ -50,8 +51,16 @@ def half_the_best_guarded(rows, gain=0.01):
     return cut if f1(f1_counts(rows, cut)) >= f1(f1_counts(rows, 0.5)) + gain else 0.5
 
 
+def half_the_best_with_floor(duplicates):
+    """Half the best F1 once the pairs hold `duplicates` duplicates; 0.5 before."""
+    def rule(rows):
+        return half_the_best(rows) if sum(1 for _, y, _ in rows if y) >= duplicates else 0.5
+    return rule
+
+
 RULES = {"0.5": lambda rows: 0.5, "searched": searched, "half the best F1": half_the_best,
-         "half, guarded": half_the_best_guarded}
+         "half, guarded": half_the_best_guarded,
+         "half, >= 20 duplicates": half_the_best_with_floor(20)}
 
 
 def main():
