@@ -31,36 +31,36 @@ def f1(counts):
     return 2 * tp / max(1, 2 * tp + fp + fn)
 
 
-def searched(rows, gain=0.01):
-    at_even = f1(f1_counts(rows, 0.5))
-    cuts = sorted({p for p, _, _ in rows if 0 < p <= 0.5}, reverse=True)
-    if not cuts:
-        return 0.5
-    best = max(cuts, key=lambda c: (round(f1(f1_counts(rows, c)), 9), c))
-    return best if f1(f1_counts(rows, best)) >= at_even + gain else 0.5
+def best_cut(rows):
+    """The cut of best F1 among the pairs' p in (0, 0.5]; of equal F1 the higher."""
+    cuts = {p for p, _, _ in rows if 0 < p <= 0.5}
+    return max(cuts, key=lambda c: (round(f1(f1_counts(rows, c)), 9), c), default=0.5)
 
 
 def half_the_best(rows):
-    cuts = {p for p, _, _ in rows if p > 0}
-    best = max(f1(f1_counts(rows, c)) for c in cuts)
-    return min(0.5, max(best / 2, 1e-6))
+    """As `best_f1_cut` in Rust: half the best F1 reachable, at most 0.5; 0.5 without one."""
+    best = max((f1(f1_counts(rows, p)) for p, _, _ in rows if p > 0), default=0.0)
+    return min(0.5, best / 2) if best > 0 else 0.5
 
 
-def half_the_best_guarded(rows, gain=0.01):
-    cut = half_the_best(rows)
-    return cut if f1(f1_counts(rows, cut)) >= f1(f1_counts(rows, 0.5)) + gain else 0.5
+def guarded(rule, gain=0.01):
+    """`rule`'s cut only where it gains `gain` of F1 over 0.5 on the pairs it is chosen on."""
+    def cut(rows):
+        chosen = rule(rows)
+        return chosen if f1(f1_counts(rows, chosen)) >= f1(f1_counts(rows, 0.5)) + gain else 0.5
+    return cut
 
 
-def half_the_best_with_floor(duplicates):
-    """Half the best F1 once the pairs hold `duplicates` duplicates; 0.5 before."""
-    def rule(rows):
-        return half_the_best(rows) if sum(1 for _, y, _ in rows if y) >= duplicates else 0.5
-    return rule
+def with_floor(rule, duplicates):
+    """`rule`'s cut once the pairs hold `duplicates` duplicates; 0.5 before."""
+    def cut(rows):
+        return rule(rows) if sum(1 for _, y, _ in rows if y) >= duplicates else 0.5
+    return cut
 
 
-RULES = {"0.5": lambda rows: 0.5, "searched": searched, "half the best F1": half_the_best,
-         "half, guarded": half_the_best_guarded,
-         "half, >= 20 duplicates": half_the_best_with_floor(20)}
+RULES = {"0.5": lambda rows: 0.5, "searched": guarded(best_cut),
+         "half the best F1": half_the_best, "half, guarded": guarded(half_the_best),
+         "half, >= 20 duplicates": with_floor(half_the_best, 20)}
 
 
 def main():

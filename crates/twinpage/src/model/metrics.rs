@@ -1,7 +1,7 @@
 //! How good a model is on labelled pairs: the usual classification figures with
 //! each pair labelled at its model's F1 cut (`Thresholds::f1_cut`, half the best
-//! F1 training reached), and what the thresholds do (precision of automatic decisions, share
-//! routed to review).
+//! F1 training reached), and what the thresholds do (precision of automatic
+//! decisions, share routed to review).
 
 use serde::{Deserialize, Serialize};
 
