@@ -1,6 +1,6 @@
-//! The learned contrast: which differing title words make two things different.
+//! The learned contrast: which differing words (of titles, venues) make two things different.
 //!
-//! The vector carries the words one title has and the other lacks
+//! The vector carries the words one title (or venue) has and the other lacks
 //! ([`crate::signals::contrast`]). A tree cannot weigh a word, so a logistic
 //! regression over them (one weight per word, L2-regularised) is fitted on the
 //! training pairs, and its probability stands in the slots' place as one more signal

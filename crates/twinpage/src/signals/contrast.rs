@@ -1,5 +1,6 @@
-//! What the titles disagree on: the words one side's title has and the other's
-//! lacks, as slots of the vector for the model to weigh.
+//! What two records disagree on: the words one side's title has and the other's
+//! lacks, then the words of the venues one side has and the other lacks and whether
+//! the years differ, as slots of the vector for the model to weigh.
 //!
 //! "Vista Business" against "Vista Home Basic", "upgrade" against the full product,
 //! "part 1" against "part 2": two records or pages that differ in one meaningful word
@@ -7,11 +8,14 @@
 //! matter is a fact about the domain (an edition, a platform, a part), not about
 //! characters. So the differing words themselves are handed on, hashed, and the model
 //! learns a weight for each from its labelled pairs (`model::contrast`); the trees never
-//! read these slots as numbers.
+//! read these slots as numbers. A paper and its journal version share their title and
+//! authors; what tells them apart is the venue ("transactions", "journal") and the year,
+//! so those are words to weigh too, each marked with its field.
 
 use std::sync::OnceLock;
 
-use crate::document::Document;
+use crate::document::record::Record;
+use crate::document::{text, Document};
 
 use super::signal::MISSING;
 use super::{names, Layout};
@@ -23,7 +27,11 @@ pub const PREFIX: &str = "contrast.";
 /// they do, the words kept are the same whichever side is `a` (the smallest hashes).
 pub const WORDS: usize = 24;
 
-const MEANING: &str = "a word one record page's name (title) has and the other's lacks (its hash, smallest first; -1 for none, or when either page is no record): read by the model's learned contrast, never as a number";
+const MEANING: &str = "a word one record page's name (title) has and the other's lacks, then one of its venue the other's lacks, or the mark that their years differ (its hash; the name's smallest first; -1 for none, or when either page is no record): read by the model's learned contrast, never as a number";
+
+/// Field marks: a venue word is weighed apart from the same word in a name.
+const VENUE_MARK: &str = "venue:";
+const YEARS_DIFFER: &str = "year:differs";
 
 /// Names and meanings of the slots, in vector order.
 pub fn described() -> impl Iterator<Item = (String, &'static str)> {
@@ -31,25 +39,50 @@ pub fn described() -> impl Iterator<Item = (String, &'static str)> {
 }
 
 /// The slots of a pair: the hashes of the words in one title and not the other,
-/// smallest first, then [`MISSING`]; all [`MISSING`] unless both pages are
-/// `records`. A page's title is its name only on a record page; on an article it
+/// smallest first, then those of the venues' differing words and of the years'
+/// disagreement (as many as fit), then [`MISSING`]; all [`MISSING`] unless both pages
+/// are records. A page's title is its name only on a record page; on an article it
 /// carries a site's name and a headline's wording, and weighing those words sent
 /// kinds of web pairs never trained on to review (lab/RESULTS.md).
-pub fn values(a: &Document, b: &Document, records: bool) -> Vec<f64> {
-    if !records {
+pub fn values(a: &Document, b: &Document, records: Option<(&Record, &Record)>) -> Vec<f64> {
+    let Some((ra, rb)) = records else {
         return vec![MISSING; WORDS];
+    };
+    let mut words = differing(&a.title_words, &b.title_words);
+    words.truncate(WORDS);
+    words.extend(field_words(ra, rb));
+    let mut out: Vec<f64> = words.into_iter().take(WORDS).map(f64::from).collect();
+    out.resize(WORDS, MISSING);
+    out
+}
+
+/// The marked words of the fields two records disagree on: their venues' differing
+/// words, smallest hash first, then the mark of different years.
+fn field_words(a: &Record, b: &Record) -> Vec<u32> {
+    let venue_words = |r: &Record| {
+        let mut ids: Vec<u32> = text::words(r.venue.as_deref().unwrap_or_default())
+            .map(|w| text::word_id(&format!("{VENUE_MARK}{w}")))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    };
+    let mut words = differing(&venue_words(a), &venue_words(b));
+    if matches!((a.year, b.year), (Some(x), Some(y)) if x != y) {
+        words.push(text::word_id(YEARS_DIFFER));
     }
-    let (wa, wb) = (&a.title_words, &b.title_words);
-    let mut differing: Vec<u32> = wa
+    words
+}
+
+/// The ids in one sorted set and not the other, ascending.
+fn differing(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out: Vec<u32> = a
         .iter()
-        .filter(|w| wb.binary_search(w).is_err())
-        .chain(wb.iter().filter(|w| wa.binary_search(w).is_err()))
+        .filter(|w| b.binary_search(w).is_err())
+        .chain(b.iter().filter(|w| a.binary_search(w).is_err()))
         .copied()
         .collect();
-    differing.sort_unstable();
-    differing.truncate(WORDS);
-    let mut out: Vec<f64> = differing.into_iter().map(f64::from).collect();
-    out.resize(WORDS, MISSING);
+    out.sort_unstable();
     out
 }
 
@@ -94,8 +127,10 @@ mod tests {
     fn the_slots_hold_the_words_of_one_title_only_whichever_side() {
         let a = titled("Windows Vista Business");
         let b = titled("windows vista home basic");
-        let ab = values(&a, &b, true);
-        assert_eq!(ab, values(&b, &a, true));
+        let record = Record::default();
+        let records = Some((&record, &record));
+        let ab = values(&a, &b, records);
+        assert_eq!(ab, values(&b, &a, records));
         let expected: Vec<f64> = {
             let mut ids = vec![
                 text::word_id("business"),
@@ -107,7 +142,48 @@ mod tests {
         };
         assert_eq!(ab[..3], expected[..]);
         assert!(ab[3..].iter().all(|&v| v == MISSING));
-        assert!(values(&a, &a, true).iter().all(|&v| v == MISSING));
-        assert!(values(&a, &b, false).iter().all(|&v| v == MISSING));
+        assert!(values(&a, &a, records).iter().all(|&v| v == MISSING));
+        assert!(values(&a, &b, None).iter().all(|&v| v == MISSING));
+    }
+
+    #[test]
+    fn a_journal_version_differs_in_venue_words_and_year() {
+        let paper = titled("Optimization of queries with user-defined predicates");
+        let conference = Record {
+            venue: Some("VLDB".into()),
+            year: Some(1996),
+            ..Record::default()
+        };
+        let journal = Record {
+            venue: Some("ACM Transactions on Database Systems (TODS)".into()),
+            year: Some(1999),
+            ..Record::default()
+        };
+        let slots = values(&paper, &paper, Some((&conference, &journal)));
+        let marked = |w: &str| f64::from(text::word_id(w));
+        for word in [
+            "venue:vldb",
+            "venue:transactions",
+            "venue:tods",
+            YEARS_DIFFER,
+        ] {
+            assert!(
+                slots.contains(&marked(word)),
+                "{word} missing from {slots:?}"
+            );
+        }
+        assert!(
+            !slots.contains(&marked("transactions")),
+            "a venue word is marked"
+        );
+        assert_eq!(slots, values(&paper, &paper, Some((&journal, &conference))));
+        let same_year = Record {
+            year: Some(1996),
+            ..journal.clone()
+        };
+        let slots = values(&paper, &paper, Some((&conference, &same_year)));
+        assert!(!slots.contains(&marked(YEARS_DIFFER)));
+        let slots = values(&paper, &paper, Some((&conference, &conference)));
+        assert!(slots.iter().all(|&v| v == MISSING));
     }
 }

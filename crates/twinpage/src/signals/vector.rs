@@ -93,11 +93,7 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
     let (ra, rb) = bodies.rendered.unzip();
     let (record_a, record_b) = (record::of(fa, ra), record::of(fb, rb));
     out.extend(record::values(record_a, record_b));
-    out.extend(contrast::values(
-        fa,
-        fb,
-        record_a.is_some() && record_b.is_some(),
-    ));
+    out.extend(contrast::values(fa, fb, record_a.zip(record_b)));
     out.into_iter().map(sanitise).collect()
 }
 
