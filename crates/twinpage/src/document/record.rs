@@ -87,6 +87,11 @@ pub fn field_of(label: &str) -> Option<Field> {
 }
 
 impl Record {
+    /// Whether two records give the same year; None unless both give one.
+    pub fn same_year(&self, other: &Record) -> Option<bool> {
+        Some(self.year? == other.year?)
+    }
+
     /// Reads the record of a parsed page from the fields of its JSON-LD (read by
     /// [`json_ld_fields`] before scripts are removed), its markup and `visible_text`
     /// of `words` words ([`text::words`]). None when the page is not a record.

@@ -49,7 +49,6 @@ pub fn values(a: &Document, b: &Document, records: Option<(&Record, &Record)>) -
         return vec![MISSING; WORDS];
     };
     let mut words = differing(&a.title_words, &b.title_words);
-    words.truncate(WORDS);
     words.extend(field_words(ra, rb));
     let mut out: Vec<f64> = words.into_iter().take(WORDS).map(f64::from).collect();
     out.resize(WORDS, MISSING);
@@ -68,7 +67,7 @@ fn field_words(a: &Record, b: &Record) -> Vec<u32> {
         ids
     };
     let mut words = differing(&venue_words(a), &venue_words(b));
-    if matches!((a.year, b.year), (Some(x), Some(y)) if x != y) {
+    if a.same_year(b) == Some(false) {
         words.push(text::word_id(YEARS_DIFFER));
     }
     words

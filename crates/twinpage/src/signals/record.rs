@@ -455,10 +455,7 @@ fn venue_similarity(a: &Record, b: &Record) -> f64 {
 }
 
 fn year_equal(a: &Record, b: &Record) -> f64 {
-    match (a.year, b.year) {
-        (Some(x), Some(y)) => flag(x == y),
-        _ => MISSING,
-    }
+    a.same_year(b).map_or(MISSING, flag)
 }
 
 #[cfg(test)]
