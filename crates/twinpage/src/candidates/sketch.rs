@@ -247,7 +247,7 @@ fn document_texts(
         Some(RenderedBody::Measured(r)) => {
             let visible = || r.visible_text.clone();
             let core = || {
-                let core = page_text(&decoded(r.synthetic_body.as_bytes()), true);
+                let core = page_text(&decode::decode_unicode(&r.synthetic_body), true);
                 seen_words(&core, &r.visible_text)
             };
             let texts = match choice {

@@ -506,7 +506,7 @@ impl Document {
     /// The document of a rendered body written in a test: its DOM, and the text the
     /// browser showed of it.
     pub fn rendered_from_html(html: &str, seen: &str) -> Document {
-        let body = super::decode::decode_bytes(html.as_bytes(), html.len(), false);
+        let body = super::decode::decode_unicode(html);
         Document::from_rendered(
             &body,
             seen,

@@ -104,11 +104,42 @@ pub fn decode_bytes(bytes: &[u8], raw_len: usize, truncated: bool) -> DecodedBod
     let raw_hash = *blake3::hash(bytes).as_bytes();
     let wide = WideUnicode::sniff(bytes);
     let binary = wide.is_none() && looks_binary(bytes);
-    let mut text = match wide {
+    let text = match wide {
         Some(wide) => wide.decode(bytes),
         None if binary => String::new(),
         None => sniff_encoding(bytes).decode(bytes).0.into_owned(),
     };
+    bounded(text, raw_hash, raw_len, truncated, binary)
+}
+
+/// A body that is Unicode already: a browser's serialised DOM (a synthetic body),
+/// cut to [`MAX_BODY_BYTES`] at a character boundary. Nothing is sniffed: its
+/// `<meta charset>` names the bytes the page was served in, not these, and decoding
+/// them as ISO-8859-1 would garble every accented letter.
+pub fn decode_unicode(text: &str) -> DecodedBody {
+    let mut end = text.len().min(MAX_BODY_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = &text[..end];
+    let raw_hash = *blake3::hash(cut.as_bytes()).as_bytes();
+    bounded(
+        cut.to_owned(),
+        raw_hash,
+        text.len(),
+        end < text.len(),
+        false,
+    )
+}
+
+/// The decoded body, with what would make parsing it slow cut off.
+fn bounded(
+    mut text: String,
+    raw_hash: [u8; 32],
+    raw_len: usize,
+    truncated: bool,
+    binary: bool,
+) -> DecodedBody {
     let nested_too_deep = cut_deep_nesting(&mut text);
     let attributes_cut = cut_attribute_floods(&mut text);
     DecodedBody {
