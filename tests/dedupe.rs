@@ -211,7 +211,7 @@ fn pages_behind_one_wall_are_not_joined_and_the_unsure_pairs_are_queued() {
         cluster_of("consent-policy.html"),
         cluster_of("consent-terms.html")
     );
-    for group in ["login", "challenge", "nojs", "soft404", "empty"] {
+    for group in ["login", "challenge", "nojs", "loading", "soft404", "empty"] {
         let (a, b) = (format!("{group}-a.html"), format!("{group}-b.html"));
         assert_ne!(cluster_of(&a), cluster_of(&b), "{group}");
     }

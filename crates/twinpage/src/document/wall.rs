@@ -9,7 +9,9 @@
 //! review, saying which wall). A wall is recognised by what the page *shows*: short
 //! visible text (a wall hides the rest, or the server sent nothing else) made of a
 //! wall's phrases. A page whose own text is long, with a small cookie banner below,
-//! has no wall.
+//! has no wall. A script's placeholder ("Loading…") is a wall when it is all the
+//! page's core holds: the script that fills it never ran (a page stored without its
+//! scripts), and every page of that app shows the same.
 
 use super::attributes::Document;
 
@@ -26,6 +28,8 @@ pub enum Wall {
     Challenge,
     /// "Enable JavaScript to run this app."
     NoScript,
+    /// A script's placeholder ("Loading…") in place of the content.
+    Loading,
     /// An error or "page not found" page served in place of the document.
     NotFound,
 }
@@ -42,6 +46,7 @@ impl Wall {
             Wall::Login => "wall:login",
             Wall::Challenge => "wall:challenge",
             Wall::NoScript => "wall:no-script",
+            Wall::Loading => "wall:loading",
             Wall::NotFound => "wall:not-found",
         }
     }
@@ -51,6 +56,30 @@ impl Wall {
 const MAX_WALL_WORDS: usize = 320;
 /// Fewer words than this and a page shows nothing.
 const MIN_CONTENT_WORDS: usize = 5;
+
+/// A core of fewer words than this that writes a placeholder holds nothing else.
+const PLACEHOLDER_CORE_WORDS: usize = 20;
+
+/// What a script shows where the content will be (lower case; English, German,
+/// French, Spanish, Russian): a page shows the [`Wall::Loading`] wall when its core
+/// writes one of them and little else.
+const PLACEHOLDERS: &[&str] = &[
+    "loading…",
+    "loading...",
+    "loading ...",
+    "please wait…",
+    "please wait...",
+    "wird geladen",
+    "lädt…",
+    "lädt...",
+    "chargement…",
+    "chargement...",
+    "chargement en cours",
+    "cargando…",
+    "cargando...",
+    "загрузка…",
+    "загрузка...",
+];
 
 /// A wall's phrases (lower case; English, German, French, Spanish, Russian): a page
 /// shows it when it shows one of the phrases that only a wall says, and one of
@@ -185,7 +214,14 @@ pub fn recognise(doc: &Document) -> Option<Wall> {
         .iter()
         .find(|w| says(w.only) && (w.with.is_empty() || says(w.with)))
         .map(|w| w.wall);
-    wall.or((words < MIN_CONTENT_WORDS).then_some(Wall::Empty))
+    wall.or_else(|| placeholder(doc).then_some(Wall::Loading))
+        .or((words < MIN_CONTENT_WORDS).then_some(Wall::Empty))
+}
+
+/// Whether a page's core is a script's placeholder and little else.
+fn placeholder(doc: &Document) -> bool {
+    let core = doc.core_text.to_lowercase();
+    doc.core_words.len() < PLACEHOLDER_CORE_WORDS && PLACEHOLDERS.iter().any(|p| core.contains(p))
 }
 
 /// The wall two documents share, if both show one (not necessarily the same: two
@@ -247,6 +283,18 @@ mod tests {
         ));
         assert_eq!(recognise(&article), None);
         assert_eq!(shared(&consent, &page("<p></p>")), Some(Wall::Consent));
+        // An app whose script never ran shows its placeholder where the article goes;
+        // a page that loads its comments below an article of its own does not.
+        let shell = page(
+            "<header><a href=\"/\">Marktplatz Kurier</a><nav><a>News</a> <a>Topics</a></nav></header>\
+             <main><div id=\"root\">Loading…</div></main><footer>© 2024 Marktplatz Kurier</footer>",
+        );
+        assert_eq!(recognise(&shell), Some(Wall::Loading));
+        let story = "The harbour ferry terminal reopens after its rebuild this spring. ".repeat(6);
+        let with_comments = page(&format!(
+            "<article><h1>Ferry</h1><p>{story}</p></article><div id=\"comments\">Loading comments...</div>"
+        ));
+        assert_eq!(recognise(&with_comments), None);
         assert_eq!(shared(&consent, &article), None);
     }
 }

@@ -153,9 +153,11 @@ fn core_in_other(bodies: &PairBodies) -> Option<f64> {
 
 /// A pair whose two sides both show a wall, or nothing, is never a duplicate on
 /// that strength (see `document::wall`): it goes to review, `decided_by` naming the
-/// wall. The sides are the bodies the decision rested on: rendered when there are.
+/// wall, and so does one the model sent there already, so that no clustering joins
+/// it on a high p (two shells of one app score p 0.85 and up). The sides are the
+/// bodies the decision rested on: rendered when there are.
 fn behind_walls(outcome: Outcome, bodies: &PairBodies) -> Outcome {
-    if outcome.decision != Decision::Duplicate {
+    if outcome.decision == Decision::Distinct {
         return outcome;
     }
     let (a, b) = bodies.rendered.unwrap_or(bodies.fetched);
@@ -262,5 +264,33 @@ mod tests {
             rendered: None,
         };
         assert_eq!(called_duplicate(&short).decision, Decision::Duplicate);
+    }
+
+    #[test]
+    fn a_pair_of_walls_is_held_by_the_wall_whether_called_duplicate_or_sent_to_review() {
+        let shell = Document::from_html(
+            "<header>Tidewater Bulletin</header><main><div id=\"root\">Loading…</div></main>",
+        );
+        let bodies = PairBodies {
+            fetched: (&shell, &shell),
+            rendered: None,
+        };
+        for decision in [Decision::Duplicate, Decision::Review] {
+            let outcome = Outcome {
+                p_duplicate: 0.9,
+                spread: 0.35,
+                decision,
+                f1_cut: EVEN_CUT,
+                decided_by: DECIDED_MODEL,
+                core_in_other: Some(1.0),
+                vector: None,
+            };
+            let held = behind_walls(outcome, &bodies);
+            assert_eq!(
+                (held.decision, held.decided_by),
+                (Decision::Review, "wall:loading")
+            );
+            assert!(guarded(held.decided_by));
+        }
     }
 }
