@@ -1,6 +1,7 @@
 //! Pages with nothing of their own (`tests/walls/`: consent, sign-in and bot walls,
-//! "enable JavaScript" shells, "Loading…" placeholders, soft 404s, empty renders), scored on Chromium: two
-//! different documents behind one wall are never decided duplicates.
+//! "enable JavaScript" shells, "Loading…" placeholders, soft 404s, empty renders),
+//! scored on Chromium: two different documents behind one wall are never decided
+//! duplicates.
 
 mod common;
 

@@ -218,10 +218,13 @@ pub fn recognise(doc: &Document) -> Option<Wall> {
         .or((words < MIN_CONTENT_WORDS).then_some(Wall::Empty))
 }
 
-/// Whether a page's core is a script's placeholder and little else.
+/// Whether a page's core is a script's placeholder and little else (the word count
+/// first: most cores are long, and need not be lower-cased).
 fn placeholder(doc: &Document) -> bool {
-    let core = doc.core_text.to_lowercase();
-    doc.core_words.len() < PLACEHOLDER_CORE_WORDS && PLACEHOLDERS.iter().any(|p| core.contains(p))
+    doc.core_words.len() < PLACEHOLDER_CORE_WORDS && {
+        let core = doc.core_text.to_lowercase();
+        PLACEHOLDERS.iter().any(|p| core.contains(p))
+    }
 }
 
 /// The wall two documents share, if both show one (not necessarily the same: two
