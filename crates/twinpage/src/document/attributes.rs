@@ -335,8 +335,10 @@ fn links(anchors: &[NodeRef]) -> (usize, Vec<u64>) {
     (anchors.len(), domains)
 }
 
-/// Elements hidden by their own markup.
-const HIDDEN: &str = "[hidden], [aria-hidden=true], [style*='display:none'], \
+/// Elements hidden by their own markup. Not `aria-hidden`: it hides from screen readers
+/// only, and a browser shows what it holds (a stray unclosed `<i aria-hidden>` icon can
+/// hold a whole article once the parser reopens it in every block).
+const HIDDEN: &str = "[hidden], [style*='display:none'], \
      [style*='display: none'], [style*='visibility:hidden'], [style*='visibility: hidden']";
 
 /// Elements whose contents a reader never sees as text.
@@ -344,7 +346,8 @@ const NEVER_SHOWN: &str = "script, style, noscript, template, svg, head, iframe,
 
 /// Removes what a reader never sees and returns how many characters of text it held
 /// (the hidden-text spam indicator counts only hidden *elements*, not scripts). Both
-/// kinds are found in one walk of the DOM, before either goes.
+/// kinds are found in one walk of the DOM, before either goes. `aria-hidden` is lifted
+/// from what stays: the extractor would skip it, a reader sees it.
 fn remove_hidden(dom: &Dom) -> usize {
     let unseen = dom.select_matcher(css!(&[HIDDEN, NEVER_SHOWN].join(", ")));
     let hidden: Vec<NodeRef> = unseen
@@ -356,6 +359,8 @@ fn remove_hidden(dom: &Dom) -> usize {
     let hidden_text = Selection::from(hidden).text();
     let hidden_chars = hidden_text.chars().filter(|c| !c.is_whitespace()).count();
     unseen.remove();
+    dom.select_matcher(css!("[aria-hidden]"))
+        .remove_attr("aria-hidden");
     hidden_chars
 }
 
@@ -593,6 +598,22 @@ mod tests {
             .contains("court court rome"));
         // What the page keeps out of view still counts as written.
         assert!(rendered.written_shingles().len() > rendered.visible_shingles.len());
+    }
+
+    #[test]
+    fn what_aria_hidden_holds_is_read() {
+        // An icon left open: the parser reopens `<i aria-hidden>` in every block after it,
+        // so the article sits inside it, as it does in the browser, which shows it.
+        let article = "<p>Spring cleaning means a deep clean of your home, and of your \
+            brand's digital marketing strategies too, from the bio to the highlights.</p>"
+            .repeat(8);
+        let html = format!(
+            "<body><nav><a href=/>Home</a><i class=icon aria-hidden=true></nav>\
+             <article>{article}</article></body>"
+        );
+        let d = Document::from_html(&html);
+        assert!(d.visible_text.contains("deep clean of your home"));
+        assert!(d.core_text.contains("deep clean of your home"));
     }
 
     #[test]

@@ -67,6 +67,11 @@ pub const SIGNALS: &[Signal] = &[
         compute: core_in_other_text,
     },
     Signal {
+        name: "core_in_other_text_min",
+        meaning: "the smaller, over the two sides, share of a side's core shingles found in the other side's text: each page holds the other's core, whichever block the extractor took on each side; -1 when a core is empty",
+        compute: |p| core_in_each_other(p.a, p.b).unwrap_or(MISSING),
+    },
+    Signal {
         name: "word_set_jaccard_text",
         meaning: "Jaccard distance of the sets of words of the visible texts (order ignored; strong on short records)",
         compute: |p| jaccard_distance(&p.a.visible_vocabulary, &p.b.visible_vocabulary),
@@ -134,6 +139,14 @@ pub fn core_in_other(a: &Document, b: &Document) -> Option<f64> {
     let a_in_b = containment(&a.core_shingles, b.written_shingles());
     let b_in_a = containment(&b.core_shingles, a.written_shingles());
     [a_in_b, b_in_a].into_iter().flatten().reduce(f64::max)
+}
+
+/// The smaller share of a side's core shingles found in the other side's text;
+/// `None` when a core is empty.
+fn core_in_each_other(a: &Document, b: &Document) -> Option<f64> {
+    let a_in_b = containment(&a.core_shingles, b.written_shingles())?;
+    let b_in_a = containment(&b.core_shingles, a.written_shingles())?;
+    Some(a_in_b.min(b_in_a))
 }
 
 fn numbers_replaced_share(p: &BodyPair) -> f64 {
