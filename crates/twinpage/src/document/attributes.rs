@@ -7,8 +7,8 @@
 //! content (it mutates the DOM, so it goes last).
 
 use dom_query::{Document as Dom, Matcher, NodeRef, Selection};
-use dom_smoothie::{Config, Readability, TextMode};
 
+use super::core_content::core_text;
 use super::decode::DecodedBody;
 use super::idf::IdfTable;
 use super::record::{self, Record};
@@ -18,18 +18,8 @@ use twinpage_util::hash::fnv1a;
 /// How many top tf-idf terms a body keeps for the cosine test (the seed's 100).
 pub const TOP_TERMS: usize = 100;
 
-/// DOMs larger or deeper than this skip the extractor and use the visible text as
-/// core content: its scoring walks ancestors and descendants of every candidate, so
-/// a hostile page of 20 000 nested `<div>`s would take minutes.
-const MAX_ELEMENTS_FOR_EXTRACTION: usize = 40_000;
-const MAX_DEPTH_FOR_EXTRACTION: usize = 256;
-
 /// A page with scripts and fewer visible words than this is taken as built by script.
 const SCRIPT_BUILT_WORDS: usize = 50;
-
-/// Core content shorter than this share of the visible text, on a page with some
-/// text, is taken as an extraction failure.
-const MIN_CORE_SHARE: f64 = 0.02;
 
 /// Everything the tests need to know about one body.
 #[derive(Debug, Clone, Default)]
@@ -374,35 +364,6 @@ fn visible_text(dom: &Dom) -> String {
     text.to_string()
 }
 
-/// Core content by the readability extractor, or the visible text when extraction
-/// fails or finds next to nothing (short pages such as product records).
-fn core_text(dom: Dom, visible: &str) -> String {
-    if visible.trim().is_empty() {
-        return String::new();
-    }
-    if !fits_extractor(&dom) {
-        return visible.to_string();
-    }
-    let config = Config {
-        max_elements_to_parse: MAX_ELEMENTS_FOR_EXTRACTION,
-        text_mode: TextMode::Formatted,
-        disable_json_ld: true,
-        ..Config::default()
-    };
-    let extracted = Readability::with_document(dom, None, Some(config))
-        .ok()
-        .and_then(|mut r| r.parse().ok())
-        .map(|article| article.text_content.to_string())
-        .unwrap_or_default();
-    if (extracted.len() as f64) < MIN_CORE_SHARE * visible.len() as f64
-        || extracted.trim().is_empty()
-    {
-        visible.to_string()
-    } else {
-        extracted
-    }
-}
-
 /// Removes from a rendered body's DOM the text the browser did not show, so that the
 /// extractor picks the core among what a reader sees. The DOM still holds what a
 /// stylesheet hides (keyword stuffing in a block of zero height, an inactive tab), and
@@ -431,24 +392,6 @@ fn remove_unseen(dom: &Dom, words: &[u32], shingles: &[u64]) {
     for node in unseen {
         node.remove_from_parent();
     }
-}
-
-/// True when the DOM is small and shallow enough for the extractor.
-fn fits_extractor(dom: &Dom) -> bool {
-    let mut stack = vec![(dom.root(), 0usize)];
-    let mut elements = 0usize;
-    while let Some((node, depth)) = stack.pop() {
-        if depth > MAX_DEPTH_FOR_EXTRACTION || elements > MAX_ELEMENTS_FOR_EXTRACTION {
-            return false;
-        }
-        elements += usize::from(node.is_element());
-        let mut child = node.first_child();
-        while let Some(c) = child {
-            child = c.next_sibling();
-            stack.push((c, depth + 1));
-        }
-    }
-    true
 }
 
 fn top_word_share(words: &[String]) -> f64 {

@@ -9,6 +9,7 @@
 mod css;
 
 pub mod attributes;
+mod core_content;
 pub mod decode;
 pub mod idf;
 pub mod pairs;
