@@ -58,9 +58,10 @@ fn shipped_model_on_the_web_test_split() {
     eprintln!("web test split:\n{}", m.report());
     assert!(m.pairs > 500);
     assert!(m.f1 >= WEB_F1_FLOOR, "F1 {} below {WEB_F1_FLOOR}", m.f1);
-    // The decision policy's promise (lab/RESULTS.md, "The decision policy"): measured
-    // when shipped, 4.1 % to review and no automatic decision wrong either way.
-    assert!(m.review_share <= 0.05, "review share {}", m.review_share);
+    // The decision policy's promise (lab/RESULTS.md, "The decision policy"), and issue
+    // 41's bar for this split: at most 3 % to review (2.1 % when shipped, 2026-12-02)
+    // and no automatic decision wrong either way.
+    assert!(m.review_share <= 0.03, "review share {}", m.review_share);
     for precision in [
         m.duplicate_decision_precision,
         m.distinct_decision_precision,
