@@ -336,8 +336,7 @@ const NEVER_SHOWN: &str = "script, style, noscript, template, svg, head, iframe,
 
 /// Removes what a reader never sees and returns how many characters of text it held
 /// (the hidden-text spam indicator counts only hidden *elements*, not scripts). Both
-/// kinds are found in one walk of the DOM, before either goes. `aria-hidden` is lifted
-/// from what stays: the extractor would skip it, a reader sees it.
+/// kinds are found in one walk of the DOM, before either goes.
 fn remove_hidden(dom: &Dom) -> usize {
     let unseen = dom.select_matcher(css!(&[HIDDEN, NEVER_SHOWN].join(", ")));
     let hidden: Vec<NodeRef> = unseen
@@ -349,8 +348,6 @@ fn remove_hidden(dom: &Dom) -> usize {
     let hidden_text = Selection::from(hidden).text();
     let hidden_chars = hidden_text.chars().filter(|c| !c.is_whitespace()).count();
     unseen.remove();
-    dom.select_matcher(css!("[aria-hidden]"))
-        .remove_attr("aria-hidden");
     hidden_chars
 }
 

@@ -71,6 +71,9 @@ pub(super) fn core_text(dom: Dom, visible: &str) -> String {
     if !fits_extractor(&dom) {
         return visible.to_string();
     }
+    // The extractor skips `aria-hidden`, which hides from screen readers only.
+    dom.select_matcher(css!("[aria-hidden]"))
+        .remove_attr("aria-hidden");
     unmask_main_container(&dom);
     let config = Config {
         max_elements_to_parse: MAX_ELEMENTS_FOR_EXTRACTION,
