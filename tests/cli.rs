@@ -465,6 +465,36 @@ fn train_evaluate_explain_round_trip() {
         text.contains("decided duplicate by screen:identical-bodies"),
         "{text}"
     );
+    // --texts shows what the signals read: each side's title and core, not its chrome.
+    let text = stdout_of(
+        twinpage()
+            .args(["explain", "--texts", "--row", "3", "--pairs"])
+            .arg(&pairs)
+            .arg("--model")
+            .arg(&model),
+    );
+    let side = |name: &str| -> &str {
+        let start = text
+            .find(&format!("fetched {name}: title"))
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        let rest = &text[start..];
+        &rest[..rest[1..]
+            .find("\n  fetched")
+            .map_or(rest.len(), |end| end + 1)]
+    };
+    let (a, b) = (side("a"), side("b"));
+    assert!(
+        a.contains("\"Bridge closed after flood\"") && a.contains("| The river rose"),
+        "{a}"
+    );
+    assert!(
+        b.contains("\"New bakery opens\"") && b.contains("sourdough loaves"),
+        "{b}"
+    );
+    assert!(
+        !a.contains("| Home") && !a.contains("All rights reserved"),
+        "{a}"
+    );
 }
 
 #[test]

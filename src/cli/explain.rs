@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use twinpage::document::PairFile;
+use twinpage::document::{wall, Document, PairFile};
 use twinpage::model::{ExplainedStep, Explanation, ScoreParts};
 use twinpage::pipeline::{self, Batch};
 
@@ -22,6 +22,10 @@ pub struct Args {
     /// Model file [default: models/default.json, else the built-in copy].
     #[arg(long, value_name = "M.json")]
     model: Option<PathBuf>,
+    /// Also print what the signals read of each body: its title, the wall in front of
+    /// it, the lengths of its visible text and its core content, and the core itself.
+    #[arg(long)]
+    texts: bool,
     #[command(flatten)]
     render: super::inputs::RenderArgs,
 }
@@ -65,6 +69,14 @@ pub fn run(args: Args) -> Result<()> {
                 )?,
             },
         }
+        if args.texts {
+            if let Ok(bodies) = batch.documents.bodies(pair) {
+                print_texts("fetched", bodies.fetched)?;
+                if let Some(rendered) = bodies.rendered {
+                    print_texts("rendered", rendered)?;
+                }
+            }
+        }
         outln!()?;
     }
     Ok(())
@@ -106,6 +118,33 @@ fn print_explanation(e: &Explanation) -> std::io::Result<()> {
     )?;
     if let Some(parts) = &e.contributions {
         print_waterfall(parts)?;
+    }
+    Ok(())
+}
+
+/// Core texts longer than this are cut in the listing.
+const CORE_CHARS_SHOWN: usize = 3000;
+
+/// What the signals read of one body of each side: the core content is what most of
+/// them compare, so a pair called duplicate for the wrong reason usually shows it here
+/// (a template's block taken as both cores, a wall, an empty render).
+fn print_texts(body: &str, (a, b): (&Document, &Document)) -> std::io::Result<()> {
+    for (side, doc) in [("a", a), ("b", b)] {
+        let visible = doc.visible_text.chars().count();
+        let core = doc.core_text.chars().count();
+        outln!(
+            "  {body} {side}: title {:?}; visible text {visible} chars, core {core} chars ({:.0} %){}",
+            doc.title,
+            100.0 * core as f64 / visible.max(1) as f64,
+            wall::recognise(doc).map_or(String::new(), |w| format!("; {}", w.decided_by()))
+        )?;
+        let shown: String = doc.core_text.chars().take(CORE_CHARS_SHOWN).collect();
+        for line in shown.lines().filter(|l| !l.trim().is_empty()) {
+            outln!("    | {}", line.trim())?;
+        }
+        if core > CORE_CHARS_SHOWN {
+            outln!("    | … {} more chars", core - CORE_CHARS_SHOWN)?;
+        }
     }
     Ok(())
 }
