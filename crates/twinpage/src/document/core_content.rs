@@ -17,6 +17,7 @@
 //! core beside which the page holds several times its length of prose paragraphs is
 //! not the page's content alone, and those paragraphs are added to it.
 
+use aho_corasick::AhoCorasick;
 use dom_query::{Document as Dom, NodeRef, Selection};
 use dom_smoothie::{Config, Readability, TextMode};
 
@@ -127,12 +128,14 @@ fn prose_paragraphs(dom: &Dom) -> Vec<String> {
 /// The core, followed by the prose paragraphs it lacks when they outweigh it (see the
 /// module's documentation).
 fn with_prose_outside(core: String, prose: &[String]) -> String {
+    let core_chars = core.chars().filter(|c| !c.is_whitespace()).count();
+    let prose_chars: usize = prose.iter().map(|p| p.chars().count()).sum();
+    // No need to look: the prose outside cannot outweigh the core.
+    if prose_chars < MIN_PROSE_OUTSIDE || prose_chars <= MAX_PROSE_OUTSIDE_RATIO * core_chars {
+        return core;
+    }
     let squeezed = squeeze(&core);
-    let outside: Vec<&str> = prose
-        .iter()
-        .filter(|p| !squeezed.contains(p.as_str()))
-        .map(String::as_str)
-        .collect();
+    let outside = not_in(&squeezed, prose);
     let outside_chars: usize = outside.iter().map(|p| p.chars().count()).sum();
     if outside_chars < MIN_PROSE_OUTSIDE
         || outside_chars <= MAX_PROSE_OUTSIDE_RATIO * squeezed.chars().count()
@@ -145,6 +148,24 @@ fn with_prose_outside(core: String, prose: &[String]) -> String {
         joined.push_str(paragraph);
     }
     joined
+}
+
+/// The paragraphs `text` does not hold, in their order: one pass over `text` for all of
+/// them (a search of a long core for each of thousands of paragraphs takes minutes).
+fn not_in<'p>(text: &str, paragraphs: &'p [String]) -> Vec<&'p str> {
+    let Ok(finder) = AhoCorasick::new(paragraphs) else {
+        return Vec::new(); // too many to search for: the core stays as it is
+    };
+    let mut held = vec![false; paragraphs.len()];
+    for found in finder.find_overlapping_iter(text) {
+        held[found.pattern().as_usize()] = true;
+    }
+    paragraphs
+        .iter()
+        .zip(held)
+        .filter(|(_, held)| !held)
+        .map(|(p, _)| p.as_str())
+        .collect()
 }
 
 fn squeeze(text: &str) -> String {
@@ -289,6 +310,12 @@ mod tests {
         let d = Document::from_html(&html);
         assert!(d.core_text.contains("the mayor thanked"));
         assert!(!d.core_text.contains("harbour festival"), "{}", d.core_text);
+    }
+
+    #[test]
+    fn paragraphs_the_text_holds_are_found_however_often_they_repeat() {
+        let paragraphs = ["one two", "two three", "one two", "four"].map(String::from);
+        assert_eq!(super::not_in("one two three", &paragraphs), ["four"]);
     }
 
     #[test]
