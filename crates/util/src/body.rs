@@ -58,16 +58,27 @@ fn open_regular(path: &Path) -> Result<File> {
     Ok(file)
 }
 
-/// The encoding of a body: its BOM, then a `<meta charset>` in the first 4 KB, then
-/// UTF-8 if it is valid, then a statistical guess.
+/// The encoding of a body: its BOM, then UTF-8 if it is valid and not all ASCII, then
+/// a `<meta charset>` in the first 4 KB, then UTF-8 if it is valid, then a statistical
+/// guess.
+///
+/// Valid UTF-8 goes before the `<meta>`, as trafilatura decodes: pages saved or
+/// archived are often converted to UTF-8 with their old `<meta charset=gb2312>` left
+/// in (a qq.com page read as GBK was all mojibake), while text in a legacy encoding
+/// that happens to be valid UTF-8 beyond a few bytes does not occur. Pure ASCII still
+/// follows its `<meta>`: ISO-2022-JP is written in ASCII bytes.
 pub fn sniff_encoding(bytes: &[u8]) -> &'static Encoding {
     if let Some((encoding, _)) = Encoding::for_bom(bytes) {
         return encoding;
     }
+    let utf8 = is_utf8(bytes);
+    if utf8 && !bytes.is_ascii() {
+        return encoding_rs::UTF_8;
+    }
     if let Some(encoding) = meta_charset(&bytes[..bytes.len().min(4096)]) {
         return encoding;
     }
-    if std::str::from_utf8(bytes).is_ok() {
+    if utf8 {
         return encoding_rs::UTF_8;
     }
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
@@ -78,15 +89,41 @@ pub fn sniff_encoding(bytes: &[u8]) -> &'static Encoding {
     detector.guess(None, chardetng::Utf8Detection::Allow)
 }
 
-/// Finds `charset=NAME` in the head of the document (covers both
-/// `<meta charset="x">` and `<meta http-equiv content="text/html; charset=x">`).
+/// True when the bytes are UTF-8, but for a character the cut at the end may have
+/// split.
+fn is_utf8(bytes: &[u8]) -> bool {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => true,
+        Err(error) => error.error_len().is_none(),
+    }
+}
+
+/// Finds `charset=NAME` in a `<meta>` tag of the head of the document (covers both
+/// `<meta charset="x">` and `<meta http-equiv content="text/html; charset=x">`). Other
+/// tags' `charset` is not the page's: the Wayback Machine puts
+/// `<script charset="utf-8">` above a GB2312 page's own `<meta>`.
 fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
     let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
+    let mut from = 0;
+    while let Some(pos) = find(&lower[from..], b"<meta") {
+        let tag_start = from + pos;
+        let tag_end =
+            memchr::memchr(b'>', &lower[tag_start..]).map_or(lower.len(), |end| tag_start + end);
+        if let Some(encoding) = charset_in(&lower[tag_start..tag_end]) {
+            return Some(encoding);
+        }
+        from = tag_end;
+    }
+    None
+}
+
+/// The encoding a tag's `charset=NAME` names, if any.
+fn charset_in(tag: &[u8]) -> Option<&'static Encoding> {
     let needle = b"charset=";
     let mut from = 0;
-    while let Some(pos) = find(&lower[from..], needle) {
+    while let Some(pos) = find(&tag[from..], needle) {
         let start = from + pos + needle.len();
-        let rest = &lower[start..];
+        let rest = &tag[start..];
         let rest = rest
             .strip_prefix(b"\"")
             .or_else(|| rest.strip_prefix(b"'"))

@@ -451,6 +451,38 @@ mod tests {
     }
 
     #[test]
+    fn utf8_wins_over_a_stale_meta_charset() {
+        // A page converted to UTF-8 with its old `<meta>` left in (Readability's qq.com page).
+        let body = decode("<meta charset=gb2312><p>人工智能迈上新台阶</p>".as_bytes());
+        assert!(body.text.contains("人工智能迈上新台阶"), "{}", body.text);
+    }
+
+    #[test]
+    fn only_a_meta_tag_names_the_charset() {
+        // The Wayback Machine's scripts say utf-8 above the archived page's own `<meta>`.
+        let mut page = b"<script src=/wombat.js charset=\"utf-8\"></script>\
+            <meta http-equiv=\"Content-Type\" content=\"text/html; charset=gb2312\"/><p>"
+            .to_vec();
+        page.extend_from_slice(&encoding_rs::GBK.encode("话剧在河北各市巡演结束").0);
+        let body = decode(&page);
+        assert!(
+            body.text.contains("话剧在河北各市巡演结束"),
+            "{}",
+            body.text
+        );
+    }
+
+    #[test]
+    fn ascii_follows_its_meta_charset() {
+        // ISO-2022-JP is written in ASCII bytes, which are valid UTF-8 too.
+        let mut page = b"<meta charset=iso-2022-jp><p>".to_vec();
+        page.extend_from_slice(&encoding_rs::ISO_2022_JP.encode("欲張りなイヌ").0);
+        assert!(page.is_ascii());
+        let body = decode(&page);
+        assert!(body.text.contains("欲張りなイヌ"), "{}", body.text);
+    }
+
+    #[test]
     fn undeclared_legacy_bytes_are_guessed_not_dropped() {
         let body = decode("<p>Größe und Übermaß, schön für Jürgen</p>".as_bytes());
         assert!(body.text.contains("Größe"));
