@@ -15,7 +15,8 @@ use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::Page;
 
 /// Every `step`-th pair of the web test split, its paths made absolute so the
-/// copy can live anywhere.
+/// copy can live anywhere. The first pair's label is flipped: both models then have
+/// a mistake for the report to show (on the sample as it is they may have none).
 fn sample_of_test_split(out: &Path, step: usize) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("training-data/web");
     let mut reader = csv::Reader::from_path(root.join("test.csv")).unwrap();
@@ -24,6 +25,7 @@ fn sample_of_test_split(out: &Path, step: usize) -> usize {
         .iter()
         .map(|c| headers.iter().position(|h| h == *c).unwrap())
         .collect();
+    let label = headers.iter().position(|h| h == "label").unwrap();
     let mut writer = csv::Writer::from_path(out).unwrap();
     writer.write_record(&headers).unwrap();
     let mut kept = 0;
@@ -38,6 +40,8 @@ fn sample_of_test_split(out: &Path, step: usize) -> usize {
             .map(|(c, v)| {
                 if paths.contains(&c) && !v.is_empty() {
                     root.join(v).display().to_string()
+                } else if c == label && kept == 0 {
+                    if v == "1" { "0" } else { "1" }.to_string()
                 } else {
                     v.to_string()
                 }
