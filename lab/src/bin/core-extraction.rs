@@ -23,7 +23,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use twinpage::document::{attributes::page_text, decode::read_body, text::words};
+use twinpage::document::attributes::page_text;
+use twinpage::document::decode::read_body;
+use twinpage::document::text::{is_wide_letter, words};
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -84,21 +86,14 @@ fn snippets(dir: &Path, list: bool) -> Result<()> {
             continue; // the set lists some pages it does not ship
         };
         let core = squeeze(&page_text(&body, true));
-        let mut counts = Snippets::default();
-        for snippet in strings(&page["with"]) {
-            if core.contains(&squeeze(snippet)) {
-                counts.true_positive += 1;
-            } else {
-                counts.false_negative += 1;
-            }
-        }
-        for snippet in strings(&page["without"]) {
-            if core.contains(&squeeze(snippet)) {
-                counts.false_positive += 1;
-            } else {
-                counts.true_negative += 1;
-            }
-        }
+        let (true_positive, false_negative) = found_and_missed(&page["with"], &core);
+        let (false_positive, true_negative) = found_and_missed(&page["without"], &core);
+        let counts = Snippets {
+            true_positive,
+            false_negative,
+            false_positive,
+            true_negative,
+        };
         if list && counts.false_positive + counts.false_negative > 0 {
             println!(
                 "  {url}: {} of {} article snippets missing, {} of {} boilerplate snippets kept",
@@ -119,6 +114,19 @@ fn snippets(dir: &Path, list: bool) -> Result<()> {
     println!("{}", all.line("all pages", all_pages));
     println!("{}", wide.line("wide-character pages", wide_pages));
     Ok(())
+}
+
+/// How many of the snippets the text holds, and how many it lacks (white space squeezed).
+fn found_and_missed(snippets: &serde_json::Value, text: &str) -> (usize, usize) {
+    let (mut found, mut missed) = (0, 0);
+    for snippet in strings(snippets) {
+        if text.contains(&squeeze(snippet)) {
+            found += 1;
+        } else {
+            missed += 1;
+        }
+    }
+    (found, missed)
 }
 
 fn strings(value: &serde_json::Value) -> impl Iterator<Item = &str> {
@@ -203,15 +211,12 @@ fn word_overlap(found: &str, expected: &str) -> (f64, f64) {
     (ratio(common, found_total), ratio(common, wanted_total))
 }
 
-/// True when most written characters of the text are wide (Chinese, Japanese, Korean).
+/// True when most written characters of the text are wide letters (Chinese, Japanese,
+/// Korean).
 fn mostly_wide(text: &str) -> bool {
     let written: Vec<char> = text.chars().filter(|c| c.is_alphanumeric()).collect();
-    let wide = written.iter().filter(|c| is_wide(**c)).count();
+    let wide = written.iter().filter(|c| is_wide_letter(**c)).count();
     2 * wide > written.len()
-}
-
-fn is_wide(c: char) -> bool {
-    matches!(c as u32, 0x1100..=0x11FF | 0x3040..=0x30FF | 0x3400..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
 }
 
 fn squeeze(text: &str) -> String {

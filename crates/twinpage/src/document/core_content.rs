@@ -32,7 +32,8 @@
 use aho_corasick::AhoCorasick;
 use dom_query::{Document as Dom, NodeRef, Selection};
 use dom_smoothie::{Config, Readability, TextMode};
-use unicode_width::UnicodeWidthChar;
+
+use super::text::{is_wide_letter, letters, written_letters, LETTERS_PER_WIDE_CHAR};
 
 /// DOMs larger or deeper than this skip the extractor and use the visible text as
 /// core content: its scoring walks ancestors and descendants of every candidate, so
@@ -43,10 +44,6 @@ const MAX_DEPTH_FOR_EXTRACTION: usize = 256;
 /// Core content shorter than this share of the visible text, on a page with some
 /// text, is taken as an extraction failure.
 const MIN_CORE_SHARE: f64 = 0.02;
-
-/// What a wide (East Asian) character counts in Latin letters (see the module's
-/// documentation).
-const LETTERS_PER_WIDE_CHAR: usize = 3;
 
 /// A `<p>` of at least this many letters is prose (a teaser, a paragraph of an
 /// article), not a caption, a byline or a button.
@@ -132,22 +129,6 @@ fn prose_paragraphs(dom: &Dom) -> Vec<String> {
         .collect()
 }
 
-/// The length of a text in Latin letters: a wide character counts
-/// [`LETTERS_PER_WIDE_CHAR`].
-fn letters(text: &str) -> usize {
-    text.chars().map(letters_of).sum()
-}
-
-/// A wide letter (a Chinese character, kana, Hangul) counts [`LETTERS_PER_WIDE_CHAR`];
-/// wide punctuation and emoji count one, like any other character.
-fn letters_of(c: char) -> usize {
-    if c.width() == Some(2) && c.is_alphabetic() {
-        LETTERS_PER_WIDE_CHAR
-    } else {
-        1
-    }
-}
-
 /// The extractor's article, with its length threshold counted in Latin letters (see
 /// the module's documentation). Counting in characters, the extractor takes the first
 /// of its attempts that reaches a threshold; an attempt that reaches a third of it in
@@ -157,7 +138,7 @@ fn letters_of(c: char) -> usize {
 /// enough wide characters to make an article of them take the first run.
 fn extract_in_letters(dom: Dom, visible: &str) -> String {
     let threshold = Config::default().char_threshold;
-    let wide = visible.chars().filter(|c| letters_of(*c) > 1).count();
+    let wide = visible.chars().filter(|c| is_wide_letter(*c)).count();
     if wide * LETTERS_PER_WIDE_CHAR < threshold {
         return extract(dom, threshold);
     }
@@ -189,17 +170,18 @@ fn extract(dom: Dom, char_threshold: usize) -> String {
 /// The core, followed by the prose paragraphs it lacks when they outweigh it (see the
 /// module's documentation).
 fn with_prose_outside(core: String, prose: &[String]) -> String {
-    let core_chars = letters(&core) - core.chars().filter(|c| c.is_whitespace()).count();
-    let prose_chars: usize = prose.iter().map(|p| letters(p)).sum();
+    let core_letters = written_letters(&core);
+    let prose_letters: usize = prose.iter().map(|p| letters(p)).sum();
     // No need to look: the prose outside cannot outweigh the core.
-    if prose_chars < MIN_PROSE_OUTSIDE || prose_chars <= MAX_PROSE_OUTSIDE_RATIO * core_chars {
+    if prose_letters < MIN_PROSE_OUTSIDE || prose_letters <= MAX_PROSE_OUTSIDE_RATIO * core_letters
+    {
         return core;
     }
     let squeezed = squeeze(&core);
     let outside = not_in(&squeezed, prose);
-    let outside_chars: usize = outside.iter().map(|p| letters(p)).sum();
-    if outside_chars < MIN_PROSE_OUTSIDE
-        || outside_chars <= MAX_PROSE_OUTSIDE_RATIO * letters(&squeezed)
+    let outside_letters: usize = outside.iter().map(|p| letters(p)).sum();
+    if outside_letters < MIN_PROSE_OUTSIDE
+        || outside_letters <= MAX_PROSE_OUTSIDE_RATIO * letters(&squeezed)
     {
         return core;
     }
@@ -241,10 +223,10 @@ fn unmask_main_container(dom: &Dom) {
     let Some(body) = dom.select_matcher(css!("body")).nodes().first().copied() else {
         return;
     };
-    let body_chars = text_letters(&body);
+    let body_letters = written_letters(&body.text());
     for node in dom.select_matcher(css!("body [class], body [id]")).nodes() {
         if named_unlikely(node)
-            && 2 * text_letters(node) >= body_chars
+            && 2 * written_letters(&node.text()) >= body_letters
             && Selection::from(*node).select_matcher(css!("h1")).exists()
         {
             node.remove_attrs(&["class", "id"]);
@@ -257,14 +239,6 @@ fn named_unlikely(node: &NodeRef) -> bool {
     let name = format!("{} {}", node.attr_or("class", ""), node.attr_or("id", "")).to_lowercase();
     UNLIKELY_NAMES.iter().any(|word| name.contains(word))
         && !MAYBE_NAMES.iter().any(|word| name.contains(word))
-}
-
-fn text_letters(node: &NodeRef) -> usize {
-    node.text()
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .map(letters_of)
-        .sum()
 }
 
 /// True when the DOM is small and shallow enough for the extractor.

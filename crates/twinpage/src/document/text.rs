@@ -6,11 +6,44 @@
 //! distance test sees them: the seed keeps ever-changing content away from them.
 
 use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthChar;
 
 use twinpage_util::hash::{fnv1a, fnv1a_continue, mix64};
 
 /// Number of words in a shingle (an N-word phrase).
 pub const SHINGLE_WORDS: usize = 4;
+
+/// What a wide letter counts in Latin letters: a Chinese or Japanese character carries
+/// about what three Latin letters do.
+pub const LETTERS_PER_WIDE_CHAR: usize = 3;
+
+/// True for a letter written wide: a Chinese character, kana, Hangul (not wide
+/// punctuation or emoji).
+pub fn is_wide_letter(c: char) -> bool {
+    c.width() == Some(2) && c.is_alphabetic()
+}
+
+/// The length of a text in Latin letters: a wide letter counts
+/// [`LETTERS_PER_WIDE_CHAR`], any other character one.
+pub fn letters(text: &str) -> usize {
+    text.chars().map(letters_of).sum()
+}
+
+/// [`letters`] without the white space.
+pub fn written_letters(text: &str) -> usize {
+    text.chars()
+        .filter(|c| !c.is_whitespace())
+        .map(letters_of)
+        .sum()
+}
+
+fn letters_of(c: char) -> usize {
+    if is_wide_letter(c) {
+        LETTERS_PER_WIDE_CHAR
+    } else {
+        1
+    }
+}
 
 /// The id of a (lower-cased) word.
 pub fn word_id(word: &str) -> u32 {
