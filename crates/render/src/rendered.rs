@@ -7,8 +7,9 @@ use twinpage_util::body::MAX_BODY_BYTES;
 use crate::pack::MAX_RENDER_BYTES;
 
 /// Names what a render produces; part of the cache key, so bump it whenever the
-/// renderer's output changes (flags, settle rule, measurements, serialisation).
-pub const RENDERER_VERSION: &str = "twinpage-render-6";
+/// renderer's output changes (flags, settle rule, measurements, serialisation, the
+/// charset a page is served in: 7 when valid UTF-8 came before a stale `<meta charset>`).
+pub const RENDERER_VERSION: &str = "twinpage-render-7";
 
 /// A rendered document.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]

@@ -17,7 +17,7 @@
 //!
 //! Each line also gives the pages written mostly in wide (East Asian) characters
 //! apart, where an extractor's character counts fit worst. `--list` prints every page
-//! whose score is below 1.
+//! whose score is below 1, with the snippets it missed or kept.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -86,22 +86,25 @@ fn snippets(dir: &Path, list: bool) -> Result<()> {
             continue; // the set lists some pages it does not ship
         };
         let core = squeeze(&page_text(&body, true));
-        let (true_positive, false_negative) = found_and_missed(&page["with"], &core);
-        let (false_positive, true_negative) = found_and_missed(&page["without"], &core);
+        let (found, missing) = found_and_missed(&page["with"], &core);
+        let (kept, left_out) = found_and_missed(&page["without"], &core);
         let counts = Snippets {
-            true_positive,
-            false_negative,
-            false_positive,
-            true_negative,
+            true_positive: found.len(),
+            false_negative: missing.len(),
+            false_positive: kept.len(),
+            true_negative: left_out.len(),
         };
-        if list && counts.false_positive + counts.false_negative > 0 {
+        if list && !(missing.is_empty() && kept.is_empty()) {
             println!(
-                "  {url}: {} of {} article snippets missing, {} of {} boilerplate snippets kept",
-                counts.false_negative,
-                counts.true_positive + counts.false_negative,
-                counts.false_positive,
-                counts.false_positive + counts.true_negative
+                "  {url} ({}): {} of {} article snippets missing, {} of {} boilerplate snippets kept",
+                page["file"].as_str().unwrap_or_default(),
+                missing.len(),
+                found.len() + missing.len(),
+                kept.len(),
+                kept.len() + left_out.len()
             );
+            missing.iter().for_each(|s| println!("    missing: {s}"));
+            kept.iter().for_each(|s| println!("    kept: {s}"));
         }
         all.add(&counts);
         all_pages += 1;
@@ -116,17 +119,12 @@ fn snippets(dir: &Path, list: bool) -> Result<()> {
     Ok(())
 }
 
-/// How many of the snippets the text holds, and how many it lacks (white space squeezed).
-fn found_and_missed(snippets: &serde_json::Value, text: &str) -> (usize, usize) {
-    let (mut found, mut missed) = (0, 0);
-    for snippet in strings(snippets) {
-        if text.contains(&squeeze(snippet)) {
-            found += 1;
-        } else {
-            missed += 1;
-        }
-    }
-    (found, missed)
+/// The snippets the text holds, and those it lacks (white space squeezed).
+fn found_and_missed<'a>(
+    snippets: &'a serde_json::Value,
+    text: &str,
+) -> (Vec<&'a str>, Vec<&'a str>) {
+    strings(snippets).partition(|snippet| text.contains(&squeeze(snippet)))
 }
 
 fn strings(value: &serde_json::Value) -> impl Iterator<Item = &str> {
