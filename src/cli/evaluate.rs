@@ -157,7 +157,7 @@ fn model_left_out(
     measured: &Batch,
 ) -> Result<LeftOutRun> {
     let (train_set, train_groups, _) = pipeline::labelled_by(training, Some(column))?;
-    let (measured_set, measured_groups, _) = pipeline::labelled_by(measured, Some(column))?;
+    let (measured_set, measured_groups, measured_guards) = pipeline::guarded_by(measured, column)?;
     let learner = model.estimator.learner()?;
     let (groups, pooled) = leave_out::leave_one_out(
         &leave_out::Grouped {
@@ -168,6 +168,7 @@ fn model_left_out(
             pairs: &measured_set,
             groups: &measured_groups,
         },
+        &measured_guards,
         StageLearner {
             learner: learner.as_ref(),
             policy: &model.policy,

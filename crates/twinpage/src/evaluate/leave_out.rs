@@ -16,7 +16,7 @@ use crate::model::train::{train, Trained};
 use crate::model::{
     Confusion, Decision, DecisionPolicy, Judgement, LabelledPairs, Learner, Metrics, EVEN_CUT,
 };
-use crate::pipeline::{rendered_stage_decides, Staged};
+use crate::pipeline::{rendered_stage_decides, Guards, Staged};
 
 /// Labelled pairs with the group (column value) of each.
 pub struct Grouped<'a> {
@@ -51,17 +51,37 @@ pub struct LeftOut {
 
 /// For every group of `measured`: a model trained (as `stage` says, with `seed`)
 /// on the pairs of `training` outside that group, measured on the group's pairs
-/// in `measured`. Also returns the left-out figures pooled over all groups.
+/// in `measured`, each decision as the pair's guards (`measured_guards`, in the
+/// order of `measured`) leave it. Also returns the left-out figures pooled over all
+/// groups.
 pub fn leave_one_out(
     training: &Grouped,
     measured: &Grouped,
+    measured_guards: &[Guards],
     stage: StageLearner,
     seed: u64,
 ) -> Result<(Vec<LeftOut>, Metrics)> {
     each_group(measured.groups, |group| {
         let rest = training.select(group, false);
         let trained = stage.train(&rest, seed)?;
-        let confusion = measure(&trained, &measured.select(group, true));
+        let inside: Vec<usize> = (0..measured.groups.len())
+            .filter(|&i| measured.groups[i] == group)
+            .collect();
+        let judgements: Vec<Judgement> = inside
+            .par_iter()
+            .map(|&i| trained.judge(&measured.pairs.vectors[i]))
+            .collect();
+        let mut confusion = Confusion::default();
+        for (&i, judgement) in inside.iter().zip(judgements) {
+            let (decision, _) = measured_guards[i].route(trained.thresholds.route(judgement));
+            let f1_cut = trained.thresholds.f1_cut;
+            confusion.add(
+                measured.pairs.labels[i],
+                judgement.p_duplicate,
+                f1_cut,
+                decision,
+            );
+        }
         Ok((rest.len(), confusion, None))
     })
 }
@@ -124,18 +144,23 @@ fn cascade(
     measured: &Staged,
     i: usize,
 ) -> (Stage, Judgement, f64, Decision) {
+    let guards = measured.guards[i];
     if measured.screened[i] {
-        let certain = Judgement::certain(1.0);
-        return (Stage::Screen, certain, EVEN_CUT, Decision::Duplicate);
+        // Walls the fetched bodies show send the pair on; the rendered ones decide.
+        let decision = match guards.fetched.route(Decision::Duplicate) {
+            (Decision::Duplicate, None) => Decision::Duplicate,
+            _ => guards.rendered.route(Decision::Duplicate).0,
+        };
+        return (Stage::Screen, Judgement::certain(1.0), EVEN_CUT, decision);
     }
     let judgement = first.judge(&measured.fetched.vectors[i]);
-    let decision = first.thresholds.route(judgement);
+    let (decision, _) = guards.fetched.route(first.thresholds.route(judgement));
     if !rendered_stage_decides(decision, measured.evidence[i]) {
         return (Stage::Fetched, judgement, first.thresholds.f1_cut, decision);
     }
     let judgement = second.judge(&measured.rendered.vectors[i]);
     let thresholds = &second.thresholds;
-    let decision = thresholds.route(judgement);
+    let (decision, _) = guards.rendered.route(thresholds.route(judgement));
     (Stage::Rendered, judgement, thresholds.f1_cut, decision)
 }
 
@@ -225,27 +250,11 @@ impl StageTally {
     }
 }
 
-/// A trained model's confusion on labelled pairs.
-fn measure(trained: &Trained, pairs: &LabelledPairs) -> Confusion {
-    let judgements: Vec<_> = pairs.vectors.par_iter().map(|x| trained.judge(x)).collect();
-    let mut confusion = Confusion::default();
-    for (judgement, &label) in judgements.into_iter().zip(&pairs.labels) {
-        let decision = trained.thresholds.route(judgement);
-        confusion.add(
-            label,
-            judgement.p_duplicate,
-            trained.thresholds.f1_cut,
-            decision,
-        );
-    }
-    confusion
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::TreeParams;
-    use crate::pipeline::FetchedEvidence;
+    use crate::pipeline::{FetchedEvidence, StageGuards};
     use twinpage_util::hash::mix64;
 
     /// Three kinds, each told apart by signal 0: every model is measured on
@@ -277,7 +286,8 @@ mod tests {
             policy: &DecisionPolicy::default(),
             words: None,
         };
-        let (left_out, pooled) = leave_one_out(&grouped, &grouped, stage, 7).unwrap();
+        let unguarded = vec![Guards::default(); groups.len()];
+        let (left_out, pooled) = leave_one_out(&grouped, &grouped, &unguarded, stage, 7).unwrap();
         let names: Vec<&str> = left_out.iter().map(|l| l.group.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
         for l in &left_out {
@@ -297,6 +307,7 @@ mod tests {
             groups: Vec::new(),
             screened: Vec::new(),
             evidence: Vec::new(),
+            guards: Vec::new(),
         };
         for i in 0..900u64 {
             let kind = ["a", "b", "c"][(i % 3) as usize];
@@ -324,8 +335,18 @@ mod tests {
                 shown_by_script: kind == "c" && c_shown_by_script,
                 share_text: true,
             });
+            staged.guards.push(StageGuards::default());
         }
         staged
+    }
+
+    /// A stage trained as the default forest is, with the default policy.
+    fn default_stage<'a>(learner: &'a dyn Learner, policy: &'a DecisionPolicy) -> StageLearner<'a> {
+        StageLearner {
+            learner,
+            policy,
+            words: None,
+        }
     }
 
     /// Each stage decides what the cascade's rule gives it: the screen the
@@ -334,13 +355,11 @@ mod tests {
     /// fetched-only model the rest.
     #[test]
     fn the_cascade_is_judged_stage_by_stage() {
-        let learner = TreeParams::default().check().unwrap();
-        let policy = DecisionPolicy::default();
-        let stage = || StageLearner {
-            learner: &learner,
-            policy: &policy,
-            words: None,
-        };
+        let (learner, policy) = (
+            TreeParams::default().check().unwrap(),
+            DecisionPolicy::default(),
+        );
+        let stage = || default_stage(&learner, &policy);
         let data = staged(true);
         let (left_out, pooled) = leave_one_out_cascade(&data, &data, stage(), stage(), 7).unwrap();
         let tally = |group: &str| {
@@ -375,5 +394,51 @@ mod tests {
             leave_one_out_cascade(&data, &staged(false), stage(), stage(), 7).unwrap();
         let c = left_out[2].stages.unwrap();
         assert!(c.fetched.wrong >= 140 && c.rendered == none, "{c:?}");
+    }
+
+    /// A duplicate call on two pages that share no core is held for review by the
+    /// guard at either stage, as `score` holds it: the left-out figures count it there,
+    /// not as a decision.
+    #[test]
+    fn the_guards_hold_the_left_out_duplicate_calls_as_score_does() {
+        let (learner, policy) = (
+            TreeParams::default().check().unwrap(),
+            DecisionPolicy::default(),
+        );
+        let stage = || default_stage(&learner, &policy);
+        let mut data = staged(true);
+        let apart = Guards {
+            cores_apart: true,
+            wall: None,
+        };
+        for (guards, group) in data.guards.iter_mut().zip(&data.groups) {
+            if group == "a" {
+                *guards = StageGuards {
+                    fetched: apart,
+                    rendered: apart,
+                };
+            }
+        }
+        let (left_out, _) = leave_one_out_cascade(&data, &data, stage(), stage(), 7).unwrap();
+        let a = &left_out[0];
+        let tally = a.stages.unwrap();
+        let decided = tally.fetched.right + tally.rendered.right;
+        assert_eq!(tally.fetched.wrong + tally.rendered.wrong, 0, "{tally:?}");
+        assert!(
+            (140..=150).contains(&decided),
+            "only the distinct calls: {tally:?}"
+        );
+        assert!(a.metrics.review_share >= 0.5, "{:?}", a.metrics);
+        let guards: Vec<Guards> = data.guards.iter().map(|g| g.rendered).collect();
+        let grouped = Grouped {
+            pairs: &data.rendered,
+            groups: &data.groups,
+        };
+        let (left_out, _) = leave_one_out(&grouped, &grouped, &guards, stage(), 7).unwrap();
+        assert!(
+            left_out[0].metrics.review_share >= 0.5,
+            "{:?}",
+            left_out[0].metrics
+        );
     }
 }

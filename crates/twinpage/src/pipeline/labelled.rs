@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 
 use super::batch::Batch;
 use super::cascade::FetchedEvidence;
-use super::score::{screened, vectors_in};
+use super::score::{core_in_other, screened, vectors_in, Guards};
 use crate::document::Pair;
 use crate::model::LabelledPairs;
 use crate::signals::{Layout, PairBodies};
@@ -44,6 +44,29 @@ pub fn labelled_by(
     Ok((kept.pairs, kept.values, kept.fingerprint))
 }
 
+/// [`labelled_by`] with each kept pair's [`Guards`] on the bodies its vector was
+/// computed from, as `score` applies them: what a model's decisions on the pairs
+/// become.
+pub fn guarded_by(
+    batch: &Batch,
+    column: &str,
+) -> Result<(LabelledPairs, Vec<String>, Vec<Guards>)> {
+    let kept = labelled_in(batch, Some(column), batch.layout())?;
+    let pairs: Vec<&Pair> = batch.pairs().collect();
+    let guards = kept
+        .rows
+        .iter()
+        .map(|&row| {
+            let bodies = batch
+                .documents
+                .bodies(pairs[row])
+                .expect("a kept pair's documents are loaded");
+            Guards::of(&bodies, core_in_other(&bodies))
+        })
+        .collect();
+    Ok((kept.pairs, kept.values, guards))
+}
+
 /// The labelled pairs of a batch read with its rendered bodies, as each stage of
 /// the cascade (`score --render auto`) sees them: the same pairs, in the same
 /// order, with fetched-only and with fetched-and-rendered vectors.
@@ -56,6 +79,28 @@ pub struct Staged {
     pub screened: Vec<bool>,
     /// What the fetched bodies show, for the cascade's rule.
     pub evidence: Vec<FetchedEvidence>,
+    /// The guards of each stage's bodies: fetched only, then fetched and rendered.
+    pub guards: Vec<StageGuards>,
+}
+
+/// A pair's guards at each stage of the cascade, as `score` applies them there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StageGuards {
+    pub fetched: Guards,
+    pub rendered: Guards,
+}
+
+impl StageGuards {
+    fn of(bodies: PairBodies) -> StageGuards {
+        let fetched = PairBodies {
+            rendered: None,
+            ..bodies
+        };
+        StageGuards {
+            fetched: Guards::of(&fetched, core_in_other(&fetched)),
+            rendered: Guards::of(&bodies, core_in_other(&bodies)),
+        }
+    }
 }
 
 /// [`Staged`] pairs of `batch`, grouped by `column`. The batch must carry rendered bodies.
@@ -66,27 +111,28 @@ pub fn staged_by(batch: &Batch, column: &str) -> Result<Staged> {
     let rendered = labelled_in(batch, Some(column), Layout::FetchedAndRendered)?;
     let fetched = labelled_in(batch, Some(column), Layout::Fetched)?;
     let pairs: Vec<&Pair> = batch.pairs().collect();
-    let documents = |row: usize| {
+    let bodies = |row: usize| {
         batch
             .documents
-            .pair(pairs[row])
+            .bodies(pairs[row])
             .expect("a kept pair's documents are loaded")
     };
-    let (screened, evidence) = rendered
-        .rows
-        .iter()
-        .map(|&row| {
-            let (a, b) = documents(row);
-            (screened(a, b), FetchedEvidence::of(a, b))
-        })
-        .unzip();
-    Ok(Staged {
+    let mut staged = Staged {
         fetched: fetched.pairs,
         rendered: rendered.pairs,
         groups: rendered.values,
-        screened,
-        evidence,
-    })
+        screened: Vec::new(),
+        evidence: Vec::new(),
+        guards: Vec::new(),
+    };
+    for &row in &rendered.rows {
+        let bodies = bodies(row);
+        let (a, b) = bodies.fetched;
+        staged.screened.push(screened(a, b));
+        staged.evidence.push(FetchedEvidence::of(a, b));
+        staged.guards.push(StageGuards::of(bodies));
+    }
+    Ok(staged)
 }
 
 /// The labelled, readable pairs of a batch with vectors in `layout`.

@@ -18,7 +18,9 @@ pub mod scored;
 pub use batch::Batch;
 pub use cascade::{rendered_stage_decides, score_cascade, CascadeReport, FetchedEvidence};
 pub use documents::{render_requests, DocumentSet};
-pub use labelled::{labelled_by, labelled_pairs, labelled_with_bodies, staged_by, Staged};
+pub use labelled::{
+    guarded_by, labelled_by, labelled_pairs, labelled_with_bodies, staged_by, StageGuards, Staged,
+};
 pub use score::{
-    outcome, score, screened, vectors, vectors_in, Outcome, DECIDED_MODEL, SCREEN_IDENTICAL,
+    outcome, score, screened, vectors, vectors_in, Guards, Outcome, DECIDED_MODEL, SCREEN_IDENTICAL,
 };

@@ -70,18 +70,16 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
     let bodies = batch.documents.bodies(pair).ok()?;
     let (a, b) = bodies.fetched;
     if screened(a, b) {
-        return Some(behind_walls(
-            Outcome {
-                p_duplicate: 1.0,
-                spread: 0.0,
-                decision: Decision::Duplicate,
-                f1_cut: EVEN_CUT,
-                decided_by: SCREEN_IDENTICAL,
-                core_in_other: Some(1.0),
-                vector: None,
-            },
-            &bodies,
-        ));
+        let screen = Outcome {
+            p_duplicate: 1.0,
+            spread: 0.0,
+            decision: Decision::Duplicate,
+            f1_cut: EVEN_CUT,
+            decided_by: SCREEN_IDENTICAL,
+            core_in_other: Some(1.0),
+            vector: None,
+        };
+        return Some(Guards::of(&bodies, screen.core_in_other).hold(screen));
     }
     let vector = signals::vector(pair, &bodies);
     let (judgement, thresholds) = model.judge_pair(&vector, &bodies);
@@ -94,7 +92,7 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
         core_in_other: core_in_other(&bodies),
         vector: Some(vector),
     };
-    Some(behind_walls(cores_shared(outcome, &bodies), &bodies))
+    Some(Guards::of(&bodies, outcome.core_in_other).hold(outcome))
 }
 
 /// `decided_by` of a pair sent to review because neither side holds the other's core.
@@ -120,55 +118,71 @@ pub fn guarded(decided_by: &str) -> bool {
 /// A side's core content of at least this many words is one of its own.
 const OWN_CORE_WORDS: usize = 50;
 
-/// Two pages called duplicates share their core content: a pair whose sides each
-/// carry a core of their own, neither holding half the other's ([`cores_apart`]),
-/// goes to review instead. Record pages are left to the model: two shops describe
-/// one product in words of their own.
-fn cores_shared(outcome: Outcome, bodies: &PairBodies) -> Outcome {
-    let (fa, fb) = bodies.fetched;
-    let (a, b) = bodies.rendered.unwrap_or(bodies.fetched);
-    let own_cores = [a, b].iter().all(|d| d.core_words.len() >= OWN_CORE_WORDS);
-    let records = fa.record.is_some() || fb.record.is_some();
-    let apart = cores_apart(outcome.core_in_other);
-    if outcome.decision == Decision::Duplicate && own_cores && apart && !records {
-        Outcome {
-            decision: Decision::Review,
-            decided_by: CORES_NOT_SHARED,
-            ..outcome
+/// What the guards see in a pair's bodies, whatever a model makes of it: pages
+/// called duplicates share their core content, and a wall is not content. The sides
+/// are the bodies the decision rests on: rendered when there are. The default holds
+/// nothing back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Guards {
+    /// Each side carries a core of its own ([`OWN_CORE_WORDS`]) and neither holds
+    /// half the other's ([`cores_apart`]); record pages never are (two shops describe
+    /// one product in words of their own).
+    pub(crate) cores_apart: bool,
+    /// The wall both sides show (see `document::wall`), if they do.
+    pub(crate) wall: Option<wall::Wall>,
+}
+
+impl Guards {
+    /// The guards of `bodies`, whose [`Outcome::core_in_other`] is given.
+    pub fn of(bodies: &PairBodies, core_in_other: Option<f64>) -> Guards {
+        let (fa, fb) = bodies.fetched;
+        let (a, b) = bodies.rendered.unwrap_or(bodies.fetched);
+        let own_cores = [a, b].iter().all(|d| d.core_words.len() >= OWN_CORE_WORDS);
+        let records = fa.record.is_some() || fb.record.is_some();
+        Guards {
+            cores_apart: own_cores && cores_apart(core_in_other) && !records,
+            wall: wall::shared(a, b),
         }
-    } else {
-        outcome
+    }
+
+    /// The decision the guards leave of `decision`, and the guard that changed it
+    /// (`None` when none did). A pair both of whose sides show a wall, or nothing, is
+    /// never a duplicate on that strength: it goes to review, and so does one the
+    /// model sent there already, so that no clustering joins it on a high p (two
+    /// shells of one app score p 0.85 and up). A duplicate call on cores apart goes
+    /// to review.
+    pub fn route(self, decision: Decision) -> (Decision, Option<&'static str>) {
+        match (decision, self.wall) {
+            (Decision::Distinct, _) => (decision, None),
+            (_, Some(wall)) => (Decision::Review, Some(wall.decided_by())),
+            (Decision::Duplicate, None) if self.cores_apart => {
+                (Decision::Review, Some(CORES_NOT_SHARED))
+            }
+            _ => (decision, None),
+        }
+    }
+
+    /// `outcome` as the guards leave it, `decided_by` naming the guard that held it.
+    fn hold(self, outcome: Outcome) -> Outcome {
+        match self.route(outcome.decision) {
+            (decision, Some(guard)) => Outcome {
+                decision,
+                decided_by: guard,
+                ..outcome
+            },
+            (_, None) => outcome,
+        }
     }
 }
 
 /// [`Outcome::core_in_other`]: the larger of the fetched and the rendered bodies'.
-fn core_in_other(bodies: &PairBodies) -> Option<f64> {
+pub fn core_in_other(bodies: &PairBodies) -> Option<f64> {
     let (fa, fb) = bodies.fetched;
     let fetched = distance::core_in_other(fa, fb);
     let rendered = bodies
         .rendered
         .and_then(|(ra, rb)| distance::core_in_other(ra, rb));
     [fetched, rendered].into_iter().flatten().reduce(f64::max)
-}
-
-/// A pair whose two sides both show a wall, or nothing, is never a duplicate on
-/// that strength (see `document::wall`): it goes to review, `decided_by` naming the
-/// wall, and so does one the model sent there already, so that no clustering joins
-/// it on a high p (two shells of one app score p 0.85 and up). The sides are the
-/// bodies the decision rested on: rendered when there are.
-fn behind_walls(outcome: Outcome, bodies: &PairBodies) -> Outcome {
-    if outcome.decision == Decision::Distinct {
-        return outcome;
-    }
-    let (a, b) = bodies.rendered.unwrap_or(bodies.fetched);
-    match wall::shared(a, b) {
-        Some(wall) => Outcome {
-            decision: Decision::Review,
-            decided_by: wall.decided_by(),
-            ..outcome
-        },
-        None => outcome,
-    }
 }
 
 /// Whether the screen decides a pair before its signals: byte-identical fetched
@@ -234,7 +248,7 @@ mod tests {
             core_in_other: core_in_other(bodies),
             vector: None,
         };
-        cores_shared(outcome, bodies)
+        Guards::of(bodies, outcome.core_in_other).hold(outcome)
     }
 
     #[test]
@@ -285,7 +299,7 @@ mod tests {
                 core_in_other: Some(1.0),
                 vector: None,
             };
-            let held = behind_walls(outcome, &bodies);
+            let held = Guards::of(&bodies, outcome.core_in_other).hold(outcome);
             assert_eq!(
                 (held.decision, held.decided_by),
                 (Decision::Review, "wall:loading")
