@@ -81,7 +81,7 @@ pub struct Document {
     /// The fields of a record page (a product, a paper); None for other pages.
     pub record: Option<Record>,
     /// The body looks built by script: scripts, and little visible text, an empty
-    /// app root or a `<noscript>` notice. Its fetched body says little of what a
+    /// app root, a region announced as loading or a `<noscript>` notice. Its fetched body says little of what a
     /// reader sees, so the cascade renders it whatever the fetched-only model says.
     pub script_built: bool,
     /// The body has scripts at all.
@@ -158,6 +158,7 @@ impl Document {
             .iter()
             .any(|notice| notice.text().to_lowercase().contains("javascript"));
         let app_shell = asks_for_script
+            || marked.busy
             || marked
                 .app_roots
                 .iter()
@@ -267,6 +268,9 @@ const SCRIPTS: &str = "script";
 const NOTICES: &str = "noscript";
 /// The elements a script-built app fills in (React, Vue, Next, Nuxt, Angular).
 const APP_ROOTS: &str = "#root, #app, #__next, #__nuxt, [data-reactroot], app-root";
+/// A region the page announces as loading (WAI-ARIA's `aria-busy`): a skeleton or a
+/// "Loading…" line that a script replaces, whatever the root is named.
+const BUSY: &str = "[aria-busy=true]";
 
 /// The elements the attributes read before hidden elements, scripts and the head go,
 /// found in one walk of the DOM rather than one per selector (each walk visits every
@@ -280,12 +284,14 @@ struct Marked<'a> {
     /// `<noscript>` elements.
     notices: Vec<NodeRef<'a>>,
     app_roots: Vec<NodeRef<'a>>,
+    /// A region announced as loading ([`BUSY`]).
+    busy: bool,
 }
 
 impl<'a> Marked<'a> {
     fn find(dom: &'a Dom) -> Marked<'a> {
         let mut marked = Marked::default();
-        let any = css!(&[TITLES, ANCHORS, IMAGES, SCRIPTS, NOTICES, APP_ROOTS].join(", "));
+        let any = css!(&[TITLES, ANCHORS, IMAGES, SCRIPTS, NOTICES, APP_ROOTS, BUSY].join(", "));
         for node in dom.select_matcher(any).nodes() {
             let is = |matcher: &Matcher| matcher.match_element(node);
             if is(css!(TITLES)) {
@@ -306,6 +312,7 @@ impl<'a> Marked<'a> {
             if is(css!(APP_ROOTS)) {
                 marked.app_roots.push(*node);
             }
+            marked.busy |= is(css!(BUSY));
         }
         marked
     }
@@ -494,6 +501,12 @@ mod tests {
              <script>init()</script></body></html>"
         ));
         assert!(asks.script_built);
+        // A skeleton announced as loading, beside a menu of more words than a shell has.
+        let skeleton = Document::from_html(&format!(
+            "<html><body><nav>{words}</nav><div id=article-root aria-busy=true>\
+             <span>Loading content</span></div><script src=app.js></script></body></html>"
+        ));
+        assert!(skeleton.script_built);
         let article = Document::from_html(&format!(
             "<html><body><p>{words}</p><noscript><img src=pixel.gif></noscript>\
              <script>track()</script></body></html>"
