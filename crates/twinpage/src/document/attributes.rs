@@ -81,8 +81,9 @@ pub struct Document {
     /// The fields of a record page (a product, a paper); None for other pages.
     pub record: Option<Record>,
     /// The body looks built by script: scripts, and little visible text, an empty
-    /// app root, a region announced as loading or a `<noscript>` notice. Its fetched body says little of what a
-    /// reader sees, so the cascade renders it whatever the fetched-only model says.
+    /// app root, a region announced as loading or a `<noscript>` notice. Its fetched
+    /// body says little of what a reader sees, so the cascade renders it whatever the
+    /// fetched-only model says.
     pub script_built: bool,
     /// The body has scripts at all.
     pub scripted: bool,

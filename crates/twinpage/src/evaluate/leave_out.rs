@@ -25,16 +25,21 @@ pub struct Grouped<'a> {
 }
 
 impl Grouped<'_> {
-    /// The pairs whose group is (`inside`) or is not `group`.
-    fn select(&self, group: &str, inside: bool) -> LabelledPairs {
+    /// The pairs whose group is not `group`: what a model that never saw it trains on.
+    fn without(&self, group: &str) -> LabelledPairs {
         let mut out = LabelledPairs::default();
         for (i, g) in self.groups.iter().enumerate() {
-            if (g == group) == inside {
+            if g != group {
                 out.push_from(self.pairs, i);
             }
         }
         out
     }
+}
+
+/// Where `group` is among `groups`.
+fn members<'g>(groups: &'g [String], group: &'g str) -> impl Iterator<Item = usize> + 'g {
+    (0..groups.len()).filter(move |&i| groups[i] == group)
 }
 
 /// One left-out group: how many pairs the model trained on without it, and its
@@ -62,11 +67,9 @@ pub fn leave_one_out(
     seed: u64,
 ) -> Result<(Vec<LeftOut>, Metrics)> {
     each_group(measured.groups, |group| {
-        let rest = training.select(group, false);
+        let rest = training.without(group);
         let trained = stage.train(&rest, seed)?;
-        let inside: Vec<usize> = (0..measured.groups.len())
-            .filter(|&i| measured.groups[i] == group)
-            .collect();
+        let inside: Vec<usize> = members(measured.groups, group).collect();
         let judgements: Vec<Judgement> = inside
             .par_iter()
             .map(|&i| trained.judge(&measured.pairs.vectors[i]))
@@ -118,14 +121,14 @@ pub fn leave_one_out_cascade(
                 pairs,
                 groups: &training.groups,
             }
-            .select(group, false)
+            .without(group)
         };
         let first_set = rest(&training.fetched);
         let first = fetched.train(&first_set, seed)?;
         let second = rendered.train(&rest(&training.rendered), seed)?;
         let mut confusion = Confusion::default();
         let mut stages = StageTally::default();
-        for i in (0..measured.groups.len()).filter(|&i| measured.groups[i] == group) {
+        for i in members(&measured.groups, group) {
             let (stage, judgement, f1_cut, decision) = cascade(&first, &second, measured, i);
             let label = measured.rendered.labels[i];
             confusion.add(label, judgement.p_duplicate, f1_cut, decision);

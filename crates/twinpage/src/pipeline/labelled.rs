@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 
 use super::batch::Batch;
 use super::cascade::FetchedEvidence;
-use super::score::{core_in_other, screened, vectors_in, Guards};
+use super::score::{screened, vectors_in, Guards};
 use crate::document::Pair;
 use crate::model::LabelledPairs;
 use crate::signals::{Layout, PairBodies};
@@ -21,18 +21,21 @@ pub fn labelled_pairs(batch: &Batch) -> Result<(LabelledPairs, String)> {
 /// [`labelled_pairs`] with each kept pair's documents (their fetched and rendered bodies).
 pub fn labelled_with_bodies(batch: &Batch) -> Result<(LabelledPairs, Vec<PairBodies<'_>>, String)> {
     let kept = labelled_in(batch, None, batch.layout())?;
+    let bodies = bodies_of(batch, &kept.rows);
+    Ok((kept.pairs, bodies, kept.fingerprint))
+}
+
+/// The bodies of the batch's pairs at `rows` (kept pairs: their documents are loaded).
+fn bodies_of<'b>(batch: &'b Batch, rows: &[usize]) -> Vec<PairBodies<'b>> {
     let pairs: Vec<&Pair> = batch.pairs().collect();
-    let bodies = kept
-        .rows
-        .iter()
+    rows.iter()
         .map(|&row| {
             batch
                 .documents
                 .bodies(pairs[row])
                 .expect("a kept pair's documents are loaded")
         })
-        .collect();
-    Ok((kept.pairs, bodies, kept.fingerprint))
+        .collect()
 }
 
 /// [`labelled_pairs`] with each kept pair's value of `column` (when one is named).
@@ -52,17 +55,9 @@ pub fn guarded_by(
     column: &str,
 ) -> Result<(LabelledPairs, Vec<String>, Vec<Guards>)> {
     let kept = labelled_in(batch, Some(column), batch.layout())?;
-    let pairs: Vec<&Pair> = batch.pairs().collect();
-    let guards = kept
-        .rows
+    let guards = bodies_of(batch, &kept.rows)
         .iter()
-        .map(|&row| {
-            let bodies = batch
-                .documents
-                .bodies(pairs[row])
-                .expect("a kept pair's documents are loaded");
-            Guards::of(&bodies, core_in_other(&bodies))
-        })
+        .map(Guards::on)
         .collect();
     Ok((kept.pairs, kept.values, guards))
 }
@@ -97,8 +92,8 @@ impl StageGuards {
             ..bodies
         };
         StageGuards {
-            fetched: Guards::of(&fetched, core_in_other(&fetched)),
-            rendered: Guards::of(&bodies, core_in_other(&bodies)),
+            fetched: Guards::on(&fetched),
+            rendered: Guards::on(&bodies),
         }
     }
 }
@@ -110,13 +105,6 @@ pub fn staged_by(batch: &Batch, column: &str) -> Result<Staged> {
     }
     let rendered = labelled_in(batch, Some(column), Layout::FetchedAndRendered)?;
     let fetched = labelled_in(batch, Some(column), Layout::Fetched)?;
-    let pairs: Vec<&Pair> = batch.pairs().collect();
-    let bodies = |row: usize| {
-        batch
-            .documents
-            .bodies(pairs[row])
-            .expect("a kept pair's documents are loaded")
-    };
     let mut staged = Staged {
         fetched: fetched.pairs,
         rendered: rendered.pairs,
@@ -125,8 +113,7 @@ pub fn staged_by(batch: &Batch, column: &str) -> Result<Staged> {
         evidence: Vec::new(),
         guards: Vec::new(),
     };
-    for &row in &rendered.rows {
-        let bodies = bodies(row);
+    for bodies in bodies_of(batch, &rendered.rows) {
         let (a, b) = bodies.fetched;
         staged.screened.push(screened(a, b));
         staged.evidence.push(FetchedEvidence::of(a, b));

@@ -133,8 +133,13 @@ pub struct Guards {
 }
 
 impl Guards {
-    /// The guards of `bodies`, whose [`Outcome::core_in_other`] is given.
-    pub fn of(bodies: &PairBodies, core_in_other: Option<f64>) -> Guards {
+    /// The guards of `bodies`.
+    pub fn on(bodies: &PairBodies) -> Guards {
+        Guards::of(bodies, core_in_other(bodies))
+    }
+
+    /// The guards of `bodies`, whose [`Outcome::core_in_other`] is known already.
+    fn of(bodies: &PairBodies, core_in_other: Option<f64>) -> Guards {
         let (fa, fb) = bodies.fetched;
         let (a, b) = bodies.rendered.unwrap_or(bodies.fetched);
         let own_cores = [a, b].iter().all(|d| d.core_words.len() >= OWN_CORE_WORDS);
@@ -176,7 +181,7 @@ impl Guards {
 }
 
 /// [`Outcome::core_in_other`]: the larger of the fetched and the rendered bodies'.
-pub fn core_in_other(bodies: &PairBodies) -> Option<f64> {
+fn core_in_other(bodies: &PairBodies) -> Option<f64> {
     let (fa, fb) = bodies.fetched;
     let fetched = distance::core_in_other(fa, fb);
     let rendered = bodies
