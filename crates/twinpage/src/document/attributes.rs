@@ -87,6 +87,9 @@ pub struct Document {
     pub script_built: bool,
     /// The body has scripts at all.
     pub scripted: bool,
+    /// A script in the body hides elements ([`hides_elements`]): a reader may see
+    /// less than the fetched body shows (text a script hides once the page loads).
+    pub hides_by_script: bool,
 }
 
 /// Attributes of a rendered body that the DOM alone does not give: they need
@@ -153,6 +156,7 @@ impl Document {
         // JSON-LD sits in scripts, which go with the hidden elements.
         let json_ld = record::json_ld_fields(&marked.scripts);
         let scripted = !marked.scripts.is_empty();
+        let hides_by_script = marked.scripts.iter().any(|s| hides_elements(&s.text()));
         // A `<noscript>` that asks for JavaScript; not the tracking pixels many pages keep there.
         let asks_for_script = marked
             .notices
@@ -217,6 +221,7 @@ impl Document {
             record,
             script_built,
             scripted,
+            hides_by_script,
             title_words: text::word_set(&title),
             title,
             visible_words,
@@ -272,6 +277,24 @@ const APP_ROOTS: &str = "#root, #app, #__next, #__nuxt, [data-reactroot], app-ro
 /// A region the page announces as loading (WAI-ARIA's `aria-busy`): a skeleton or a
 /// "Loading…" line that a script replaces, whatever the root is named.
 const BUSY: &str = "[aria-busy=true]";
+
+/// Whether a script's source sets an element's `style.display` to `none` or its
+/// `style.visibility` to `hidden`: the plain way a script takes text out of view
+/// (`el.style.display = 'none'`).
+fn hides_elements(source: &str) -> bool {
+    const HIDING: [(&str, &str); 2] = [(".style.display", "none"), (".style.visibility", "hidden")];
+    HIDING.iter().any(|(property, value)| {
+        source.match_indices(property).any(|(at, _)| {
+            let rest = source[at + property.len()..].trim_start();
+            let Some(rest) = rest.strip_prefix('=').filter(|r| !r.starts_with('=')) else {
+                return false;
+            };
+            let rest = rest.trim_start();
+            rest.strip_prefix(['\'', '"'])
+                .is_some_and(|r| r.starts_with(value))
+        })
+    })
+}
 
 /// The elements the attributes read before hidden elements, scripts and the head go,
 /// found in one walk of the DOM rather than one per selector (each walk visits every
@@ -488,6 +511,23 @@ mod tests {
         // 82 bytes, where zlib's deflate writes 93.
         assert_eq!(deflate_len(text.as_bytes()), 82);
         assert_eq!(deflate_len(b""), 2);
+    }
+
+    #[test]
+    fn a_script_that_hides_elements_is_noticed() {
+        let page = |script: &str| {
+            Document::from_html(&format!(
+                "<html><body><p>An article.</p><script>{script}</script></body></html>"
+            ))
+            .hides_by_script
+        };
+        assert!(page(
+            "document.addEventListener('DOMContentLoaded',function(){e.style.display='none'})"
+        ));
+        assert!(page("box.style.visibility = \"hidden\";"));
+        assert!(!page("if (box.style.display == 'none') { show(box) }"));
+        assert!(!page("box.style.display = 'block';"));
+        assert!(!Document::from_html("<p>style.display='none'</p>").hides_by_script);
     }
 
     #[test]

@@ -345,6 +345,7 @@ mod tests {
             staged.evidence.push(FetchedEvidence {
                 shown_by_script: kind == "c" && c_shown_by_script,
                 share_text: true,
+                hidden_by_script: false,
             });
             staged.guards.push(StageGuards::default());
         }

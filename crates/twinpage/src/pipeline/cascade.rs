@@ -14,10 +14,11 @@ use anyhow::{ensure, Result};
 
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
-use super::score::{guarded, outcome, score, Outcome, DECIDED_MODEL};
+use super::score::{guarded, outcome, score, Outcome, CORE_SHARED_BELOW, DECIDED_MODEL};
 use crate::distance::sets::containment;
 use crate::document::{Document, IdfTable, Pair};
 use crate::model::{Decision, Model};
+use crate::signals::distance::core_in_other;
 use crate::signals::Layout;
 use twinpage_render::RenderSettings;
 use twinpage_util::Progress;
@@ -132,6 +133,11 @@ pub struct FetchedEvidence {
     /// The two fetched texts have phrases in common (at least [`SHARED_TEXT`] of the
     /// shorter one's 4-word shingles).
     pub share_text: bool,
+    /// A side's script hides elements (`Document::hides_by_script`) and the two pages
+    /// hold each other's core ([`CORE_SHARED_BELOW`] or more): what tells them apart
+    /// may be text no reader sees, such as keyword stuffing a script hides once the
+    /// page has loaded.
+    pub hidden_by_script: bool,
 }
 
 /// Share of the shorter text's phrases two texts must have in common to share any
@@ -149,6 +155,8 @@ impl FetchedEvidence {
             shown_by_script: a.script_built || b.script_built || differ_only_in_script(a, b),
             share_text: containment(&short.visible_shingles, &long.visible_shingles)
                 .is_some_and(|c| c >= SHARED_TEXT),
+            hidden_by_script: (a.hides_by_script || b.hides_by_script)
+                && core_in_other(a, b).is_some_and(|c| c >= CORE_SHARED_BELOW),
         }
     }
 }
@@ -163,7 +171,7 @@ pub fn rendered_stage_decides(fetched: Decision, evidence: FetchedEvidence) -> b
     match fetched {
         Decision::Review => true,
         Decision::Duplicate => evidence.shown_by_script || !evidence.share_text,
-        Decision::Distinct => evidence.shown_by_script,
+        Decision::Distinct => evidence.shown_by_script || evidence.hidden_by_script,
     }
 }
 
@@ -210,6 +218,19 @@ mod tests {
             ..sharing
         };
         assert!(rendered_stage_decides(Decision::Distinct, shell));
+        // A distinct call on two pages of one core, one of which hides something by
+        // script (keyword stuffing taken out of view on load), is checked rendered.
+        let story = "a long story about the river and the town and the people there ".repeat(8);
+        let plain = Document::from_html(&format!("<body><article><p>{story}</p></article></body>"));
+        let stuffed = Document::from_html(&format!(
+            "<body><article><p>{story}</p></article><div class=k>cheap cheap cheap</div>\
+             <script>document.querySelector('.k').style.display='none'</script></body>"
+        ));
+        let hiding = FetchedEvidence::of(&plain, &stuffed);
+        assert!(hiding.hidden_by_script && !hiding.shown_by_script);
+        assert!(rendered_stage_decides(Decision::Distinct, hiding));
+        let elsewhere = FetchedEvidence::of(&other, &stuffed);
+        assert!(!elsewhere.hidden_by_script, "no core in common");
     }
 
     #[test]
