@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 
 use twinpage::document::{wall, Document, PairFile};
 use twinpage::model::{ExplainedStep, Explanation, ScoreParts};
-use twinpage::pipeline::{self, Batch};
+use twinpage::pipeline::{self, Batch, Outcome};
 
 /// Show why a pair got its score: the paths through the most representative trees,
 /// the cell's counts, and each signal's contribution to the forest's score.
@@ -61,7 +61,10 @@ pub fn run(args: Args) -> Result<()> {
                 batch.documents.pair(pair).err().unwrap_or_default()
             )?,
             Some(outcome) => match &outcome.vector {
-                Some(vector) => print_explanation(&model.explain(vector))?,
+                Some(vector) => {
+                    print_explanation(&model.explain(vector))?;
+                    print_guard(&outcome)?;
+                }
                 None => outln!(
                     "  decided {} by {} before the signals ran",
                     outcome.decision.as_str(),
@@ -120,6 +123,23 @@ fn print_explanation(e: &Explanation) -> std::io::Result<()> {
         print_waterfall(parts)?;
     }
     Ok(())
+}
+
+/// What a guard made of the model's decision, as `score` gives it (nothing when no
+/// guard changed it).
+fn print_guard(outcome: &Outcome) -> std::io::Result<()> {
+    if outcome.decided_by == pipeline::DECIDED_MODEL {
+        return Ok(());
+    }
+    let core = outcome
+        .core_in_other
+        .map_or("none".to_string(), |c| format!("{c:.4}"));
+    outln!(
+        "  after the guards, as `score` writes it: {} at p_duplicate {:.4} ({}; core_in_other {core})",
+        outcome.decision.as_str(),
+        outcome.p_duplicate,
+        outcome.decided_by
+    )
 }
 
 /// Core texts longer than this are cut in the listing.
