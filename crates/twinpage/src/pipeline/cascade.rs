@@ -166,7 +166,9 @@ impl FetchedEvidence {
 /// script shows, and one it called duplicate though the two fetched texts share no
 /// content: such a call can rest on nothing but titles, URLs and lengths (a short
 /// page beside a long one under one title looks like a shell beside its article),
-/// and the rendered bodies show whether the content is the same.
+/// and the rendered bodies show whether the content is the same; and one it called
+/// distinct on pages of one core where a script hides something, which a reader of
+/// the rendered page may never see.
 pub fn rendered_stage_decides(fetched: Decision, evidence: FetchedEvidence) -> bool {
     match fetched {
         Decision::Review => true,

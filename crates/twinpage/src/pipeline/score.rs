@@ -169,15 +169,13 @@ impl Guards {
         }
     }
 
-    /// What the guards leave of `judgement` routed by `thresholds`. On top of
-    /// [`Guards::route`]: a pair the model leaves open (review) whose cores are
-    /// apart is decided distinct, its p at most the model's distinct threshold. Of
-    /// the 3,170 duplicates of the web pairs and the fresh pages, 4 hold under
-    /// [`CORE_SHARED_BELOW`] of each other's core (syndicated copies whose core
-    /// extraction failed), of 2,560 pairs that do; left out of training, pages 1
-    /// and 2 of one article are what the model leaves open most (13 of 36). A model
-    /// that decides nothing distinct (threshold 0) has the guard decide nothing
-    /// either.
+    /// What the guards leave of `judgement` routed by `thresholds`: as
+    /// [`Guards::route`], and a pair the model leaves open (review) whose cores are
+    /// apart is decided distinct, its p at most the model's distinct threshold.
+    /// Duplicates share their cores (4 of the 3,170 duplicates of the web and fresh
+    /// pairs do not: copies whose extraction failed), while a model that never saw
+    /// pages 1 and 2 of one article leaves them open. A model that decides nothing
+    /// distinct (threshold 0) has the guard decide nothing either.
     pub fn judge(self, judgement: Judgement, thresholds: &Thresholds) -> Guarded {
         let decision = thresholds.route(judgement);
         let open = decision == Decision::Review && self.wall.is_none();
