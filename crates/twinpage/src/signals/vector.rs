@@ -71,8 +71,10 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
     let url_a = UrlParts::parse(&pair.a.url);
     let url_b = UrlParts::parse(&pair.b.url);
     let (fa, fb) = bodies.fetched;
+    let (ra, rb) = bodies.rendered.unzip();
+    let (sa, sb) = (shown(fa, ra), shown(fb, rb));
     // One query for both bodies: the snippet comparison must ask the same thing of each.
-    let query = Query::for_pair(pair.query.as_deref(), fa, fb);
+    let query = Query::for_pair(pair.query.as_deref(), sa, sb);
     let on = |a, b| BodyPair {
         a,
         b,
@@ -80,7 +82,7 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
         url_b: &url_b,
         query: &query,
     };
-    let fetched = on(fa, fb);
+    let fetched = on(sa, sb);
     let mut out: Vec<f64> = body_signals().map(|s| (s.compute)(&fetched)).collect();
     if let Some((ra, rb)) = bodies.rendered {
         let read = on(readable(fa, ra), readable(fb, rb));
@@ -90,11 +92,22 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
         out.extend(growth::values(bodies));
     }
     out.extend(metadata::SIGNALS.iter().map(|s| (s.compute)(pair)));
-    let (ra, rb) = bodies.rendered.unzip();
     let (record_a, record_b) = (record::of(fa, ra), record::of(fb, rb));
     out.extend(record::values(record_a, record_b));
     out.extend(contrast::values(fa, fb, record_a.zip(record_b)));
     out.into_iter().map(sanitise).collect()
+}
+
+/// The body a side's fetched-body tests read: the fetched one, unless it is built by
+/// script (`Document::script_built`: a shell, a skeleton) and its rendered body is at
+/// hand. A shell's fetched body says nothing of the page a reader sees, and compared as
+/// it is, a shell beside its own article reads as two different pages to a model that
+/// never saw a shell; compared rendered, it reads as the plain pair it is.
+fn shown<'a>(fetched: &'a Document, rendered: Option<&'a Document>) -> &'a Document {
+    match rendered {
+        Some(rendered) if fetched.script_built => readable(fetched, rendered),
+        _ => fetched,
+    }
 }
 
 /// The body a side's rendered content tests read: the rendered one, unless a reader sees
@@ -176,6 +189,36 @@ mod tests {
             rendered: Some((&fa, &shown)),
         };
         assert_eq!(value(&vector(&pair, &bodies), lev), 0.0);
+    }
+
+    /// A shell's fetched-body tests read its rendered body, when there is one: beside
+    /// its own article it reads as the copy it is, not as an empty page.
+    #[test]
+    fn a_shell_is_read_on_its_rendered_body() {
+        let words = |ids: &[u32], script_built: bool| Document {
+            visible_words: ids.to_vec(),
+            core_words: ids.to_vec(),
+            script_built,
+            ..Document::default()
+        };
+        let article = words(&[1, 2, 3, 4], false);
+        let (shell, grown) = (words(&[9], true), words(&[1, 2, 3, 4], false));
+        let pair = testing::pair(Default::default(), Default::default());
+        let lev = "fetched.levenshtein_core";
+        let value = |layout: Layout, rendered: Option<(&Document, &Document)>| {
+            let names = names(layout);
+            let bodies = PairBodies {
+                fetched: (&article, &shell),
+                rendered,
+            };
+            vector(&pair, &bodies)[names.iter().position(|n| n == lev).unwrap()]
+        };
+        assert_eq!(
+            value(Layout::FetchedAndRendered, Some((&article, &grown))),
+            0.0
+        );
+        // Without its rendered body (the fetched-only model) the shell is what there is.
+        assert_eq!(value(Layout::Fetched, None), 1.0);
     }
 
     #[test]
