@@ -16,7 +16,7 @@ use crate::model::train::{train, Trained};
 use crate::model::{
     Confusion, Decision, DecisionPolicy, Judgement, LabelledPairs, Learner, Metrics, EVEN_CUT,
 };
-use crate::pipeline::{rendered_stage_decides, Guards, Staged};
+use crate::pipeline::{rendered_stage_decides, Guarded, Guards, Staged};
 
 /// Labelled pairs with the group (column value) of each.
 pub struct Grouped<'a> {
@@ -128,9 +128,10 @@ pub fn leave_one_out_cascade(
         let mut confusion = Confusion::default();
         let mut stages = StageTally::default();
         for i in members(&measured.groups, group) {
-            let (stage, judgement, f1_cut, decision) = cascade(&first, &second, measured, i);
+            let (stage, guarded, f1_cut) = cascade(&first, &second, measured, i);
             let label = measured.rendered.labels[i];
-            confusion.add(label, judgement.p_duplicate, f1_cut, decision);
+            let decision = guarded.decision;
+            confusion.add(label, guarded.judgement.p_duplicate, f1_cut, decision);
             stages.add(stage, label, decision);
         }
         Ok((first_set.len(), confusion, Some(stages)))
@@ -138,14 +139,14 @@ pub fn leave_one_out_cascade(
 }
 
 /// What the cascade of `first` (fetched-only) and `second` (fetched and rendered)
-/// makes of pair `i` of `measured`: the stage that decided it, its judgement there,
-/// the decision.
+/// makes of pair `i` of `measured`: the stage that decided it, its judgement and
+/// decision there as the guards leave them, and that stage's F1 cut.
 fn cascade(
     first: &Trained,
     second: &Trained,
     measured: &Staged,
     i: usize,
-) -> (Stage, Judgement, f64, Decision) {
+) -> (Stage, Guarded, f64) {
     let guards = measured.guards[i];
     if measured.screened[i] {
         // Walls the fetched bodies show send the pair on; the rendered ones decide.
@@ -153,26 +154,24 @@ fn cascade(
             (Decision::Duplicate, None) => Decision::Duplicate,
             _ => guards.rendered.route(Decision::Duplicate).0,
         };
-        return (Stage::Screen, Judgement::certain(1.0), EVEN_CUT, decision);
+        let screen = Guarded {
+            judgement: Judgement::certain(1.0),
+            decision,
+            guard: None,
+        };
+        return (Stage::Screen, screen, EVEN_CUT);
     }
     let fetched = guards
         .fetched
         .judge(first.judge(&measured.fetched.vectors[i]), &first.thresholds);
     if !rendered_stage_decides(fetched.decision, measured.evidence[i]) {
-        let f1_cut = first.thresholds.f1_cut;
-        return (Stage::Fetched, fetched.judgement, f1_cut, fetched.decision);
+        return (Stage::Fetched, fetched, first.thresholds.f1_cut);
     }
-    let thresholds = &second.thresholds;
-    let rendered = guards
-        .rendered
-        .judge(second.judge(&measured.rendered.vectors[i]), thresholds);
-    let f1_cut = thresholds.f1_cut;
-    (
-        Stage::Rendered,
-        rendered.judgement,
-        f1_cut,
-        rendered.decision,
-    )
+    let rendered = guards.rendered.judge(
+        second.judge(&measured.rendered.vectors[i]),
+        &second.thresholds,
+    );
+    (Stage::Rendered, rendered, second.thresholds.f1_cut)
 }
 
 /// Runs `judge` on every group of `groups` (sorted) and pools the figures. Each

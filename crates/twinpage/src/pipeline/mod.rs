@@ -22,5 +22,6 @@ pub use labelled::{
     guarded_by, labelled_by, labelled_pairs, labelled_with_bodies, staged_by, StageGuards, Staged,
 };
 pub use score::{
-    outcome, score, screened, vectors, vectors_in, Guards, Outcome, DECIDED_MODEL, SCREEN_IDENTICAL,
+    outcome, score, screened, vectors, vectors_in, Guarded, Guards, Outcome, DECIDED_MODEL,
+    SCREEN_IDENTICAL,
 };
