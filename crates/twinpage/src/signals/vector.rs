@@ -5,6 +5,7 @@ use super::layout::{Layout, FETCHED, RENDERED};
 use super::query::Query;
 use super::signal::{BodyPair, Signal, MISSING};
 use super::{contrast, distance, growth, metadata, query, record, rendered, simple};
+use crate::distance::sets::containment;
 use crate::document::url::UrlParts;
 use crate::document::{Document, Pair};
 
@@ -98,16 +99,30 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
     out.into_iter().map(sanitise).collect()
 }
 
-/// The body a side's fetched-body tests read: the fetched one, unless it is built by
-/// script (`Document::script_built`: a shell, a skeleton) and its rendered body is at
-/// hand. A shell's fetched body says nothing of the page a reader sees, and compared as
-/// it is, a shell beside its own article reads as two different pages to a model that
-/// never saw a shell; compared rendered, it reads as the plain pair it is.
+/// The body a side's fetched-body tests read: the fetched one, unless its rendered body
+/// is at hand and the fetched one says nothing of the page a reader sees: it is built by
+/// script (`Document::script_built`: a shell, a skeleton), or its core is text the
+/// browser did not show ([`core_unseen`]). Compared as it is, such a page beside its
+/// own article reads as two different pages to a model that never saw one of its kind;
+/// compared rendered, it reads as the plain pair it is.
 fn shown<'a>(fetched: &'a Document, rendered: Option<&'a Document>) -> &'a Document {
     match rendered {
-        Some(rendered) if fetched.script_built => readable(fetched, rendered),
+        Some(rendered) if fetched.script_built || core_unseen(fetched, rendered) => {
+            readable(fetched, rendered)
+        }
         _ => fetched,
     }
+}
+
+/// Share of a fetched core's shingles under which the core counts as unseen.
+const CORE_SEEN_SHARE: f64 = 0.5;
+
+/// Whether most of a fetched body's core is text its rendered page does not show: a
+/// block of keywords a stylesheet hides (the extractor's pick on the fetched body, as
+/// the longest run of text without links), a placeholder a script replaced.
+fn core_unseen(fetched: &Document, rendered: &Document) -> bool {
+    containment(&fetched.core_shingles, &rendered.visible_shingles)
+        .is_some_and(|seen| seen < CORE_SEEN_SHARE)
 }
 
 /// The body a side's rendered content tests read: the rendered one, unless a reader sees
@@ -219,6 +234,38 @@ mod tests {
         );
         // Without its rendered body (the fetched-only model) the shell is what there is.
         assert_eq!(value(Layout::Fetched, None), 1.0);
+    }
+
+    /// A page whose fetched core is text its browser did not show (keywords a stylesheet
+    /// hides, which the extractor took for the core) is read rendered by the
+    /// fetched-body tests; a page whose core the browser shows is read as fetched.
+    #[test]
+    fn a_core_the_browser_did_not_show_is_read_rendered() {
+        use crate::document::text::shingles;
+        let page = |core: &[u32], visible: &[u32]| Document {
+            core_words: core.to_vec(),
+            visible_words: visible.to_vec(),
+            core_shingles: shingles(core),
+            visible_shingles: shingles(visible),
+            ..Document::default()
+        };
+        let article: Vec<u32> = (1..=20).collect();
+        let stuffing: Vec<u32> = (100..=140).collect();
+        let clean = page(&article, &article);
+        let stuffed = page(&stuffing, &[&article[..], &stuffing[..]].concat());
+        let pair = testing::pair(Default::default(), Default::default());
+        let lev = "fetched.levenshtein_core";
+        let value = |fetched: &Document, rendered: &Document| {
+            let names = names(Layout::FetchedAndRendered);
+            let bodies = PairBodies {
+                fetched: (&clean, fetched),
+                rendered: Some((&clean, rendered)),
+            };
+            vector(&pair, &bodies)[names.iter().position(|n| n == lev).unwrap()]
+        };
+        assert_eq!(value(&stuffed, &clean), 0.0);
+        // The browser shows the block: it is the page's core, compared as fetched.
+        assert_eq!(value(&stuffed, &stuffed), 1.0);
     }
 
     #[test]
