@@ -209,7 +209,9 @@ impl Document {
             visible_simhash: text::simhash(&visible_words),
             core_numbers: text::number_set(&core_tokens),
             core_number_places: text::number_places(&core_tokens, &core_words),
-            core_name_places: text::name_places(&core_capitals, &core_words),
+            core_name_places: text::name_places(&core_capitals, &core_words, |id| {
+                idf.is_common(id)
+            }),
             core_compressed_len: deflate_len(core_text.as_bytes()),
             core_self_compressed: std::sync::OnceLock::new(),
             language: language(&core_text),

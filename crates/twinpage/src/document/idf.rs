@@ -18,6 +18,11 @@ use super::text;
 /// get the unseen-word idf anyway, and the table stays small).
 const MIN_DOCUMENT_FREQUENCY: u32 = 2;
 
+/// Share of the corpus's documents a common word is in ([`IdfTable::is_common`]). The
+/// corpus mixes languages, so one in fifty documents is a word every text of its
+/// language may use (`menschen`, `unternehmen`), where surnames and towns stay under it.
+const COMMON_SHARE: f64 = 0.02;
+
 /// Document frequencies of words over a reference corpus.
 #[derive(Debug, Clone, Default)]
 pub struct IdfTable {
@@ -90,6 +95,13 @@ impl IdfTable {
         ((self.documents as f32 + 1.0) / (df as f32 + 1.0)).ln() + 1.0
     }
 
+    /// Whether a word is in at least [`COMMON_SHARE`] of the table's documents: a word of
+    /// everyday use in its language (the corpus mixes several), not a name.
+    pub fn is_common(&self, word: u32) -> bool {
+        let df = self.frequencies.get(&word).copied().unwrap_or(0);
+        f64::from(df) >= COMMON_SHARE * f64::from(self.documents)
+    }
+
     /// The `k` words of highest tf·idf, as (word id, weight) sorted by word id.
     pub fn top_terms(&self, words: &[u32], k: usize) -> Vec<(u32, f32)> {
         let mut weighted: Vec<(u32, f32)> = text::frequencies(words)
@@ -115,6 +127,14 @@ mod tests {
         assert!((table.idf(text::word_id("the")) - 1.0).abs() < 1e-6);
         assert!((table.idf(text::word_id("rare")) - 3.302585).abs() < 1e-5);
         assert!((table.idf(text::word_id("unseen")) - 5.60517).abs() < 1e-5);
+    }
+
+    #[test]
+    fn common_words_are_in_many_documents() {
+        let table = IdfTable::parse("documents\t100\nthe\t99\nrare\t1\n").unwrap();
+        assert!(table.is_common(text::word_id("the")));
+        assert!(!table.is_common(text::word_id("rare")));
+        assert!(!table.is_common(text::word_id("unseen")));
     }
 
     #[test]
