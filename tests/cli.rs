@@ -96,6 +96,21 @@ fn score(pairs: &Path, out: &Path, extra: &[&str]) -> Command {
     cmd
 }
 
+/// `twinpage signals --pairs PAIRS --out OUT`, plus any extra arguments: the file it
+/// wrote, read.
+fn signals_of(pairs: &Path, out: &Path, extra: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
+    twinpage()
+        .arg("signals")
+        .args(extra)
+        .arg("--pairs")
+        .arg(pairs)
+        .arg("--out")
+        .arg(out)
+        .assert()
+        .success();
+    read_csv(out)
+}
+
 fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let mut r = csv::Reader::from_path(path).unwrap();
     let headers = r.headers().unwrap().iter().map(String::from).collect();
@@ -162,15 +177,7 @@ fn score_to_stdout_and_signals_file() {
             .args(["--out", "-"]),
     );
     assert_eq!(text.lines().count(), 4);
-    let out = dir.path().join("signals.csv");
-    twinpage()
-        .args(["signals", "--pairs"])
-        .arg(&pairs)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
-    let (headers, rows) = read_csv(&out);
+    let (headers, rows) = signals_of(&pairs, &dir.path().join("signals.csv"), &[]);
     let names = twinpage::signals::names(twinpage::signals::Layout::FetchedAndRendered);
     assert_eq!(headers.len(), 6 + names.len());
     assert_eq!(&headers[6..], &names[..]);
@@ -894,6 +901,46 @@ fn render_ahead_then_score_without_a_browser() {
         err.contains("apt-get install -y chromium") && err.contains("--no-render"),
         "{err}"
     );
+}
+
+/// A copy of the fixture's article stuffed with keywords a stylesheet hides: on the
+/// fetched body the stuffing, four times the article's length, is most of the core,
+/// and the browser shows none of it. With rendered bodies at hand, the fetched-body tests read the stuffed
+/// side rendered, the copy it is; without, they read the stuffing.
+#[test]
+fn stuffing_a_stylesheet_hides_is_read_as_the_browser_shows_it() {
+    let (dir, pairs) = fixture("");
+    let d = dir.path();
+    let keywords: Vec<String> = (0..400).map(|i| format!("flood{i} cheap")).collect();
+    let keywords = keywords.join(", ");
+    let article = page("Bridge closed after flood", "Sport", ARTICLE);
+    let stuffed = article.replace(
+        "<footer>",
+        &format!("<style>.kw{{font-size:0}}</style><div class=kw><p>{keywords}</p></div><footer>"),
+    );
+    fs::write(d.join("stuffed.html"), stuffed).unwrap();
+    let mut rows = fs::read_to_string(&pairs).unwrap();
+    rows.push_str(
+        "4,https://news.example.com/bridge,https://news.example.com/bridge?kw=1,a.html,stuffed.html,stuffed\n",
+    );
+    fs::write(&pairs, rows).unwrap();
+    let distance = |extra: &[&str]| -> f64 {
+        let out = d.join(format!("signals{}.csv", extra.len()));
+        let (headers, rows) = signals_of(&pairs, &out, extra);
+        let column = headers
+            .iter()
+            .position(|h| h == "fetched.levenshtein_core")
+            .unwrap();
+        rows[3][column].parse().unwrap()
+    };
+    let as_fetched = distance(&["--no-render"]);
+    assert!(
+        as_fetched > 0.5,
+        "the stuffing is in the fetched core: {as_fetched}"
+    );
+    let cache = d.join("cache");
+    let as_shown = distance(&["--cache", cache.to_str().unwrap()]);
+    assert!(as_shown < 0.1, "read as the browser shows it: {as_shown}");
 }
 
 #[test]
