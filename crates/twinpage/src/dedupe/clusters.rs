@@ -58,8 +58,9 @@ pub const APART_BELOW: f64 = 0.25;
 pub struct Judgement {
     pub decision: Decision,
     pub p_duplicate: f64,
-    /// Sent to review because both sides show a wall (`decided_by` `wall:…`), or
-    /// because neither holds the other's core (`guard:cores-not-shared`).
+    /// Sent to review because both sides show a wall (`decided_by` `wall:…`), because
+    /// neither holds the other's core (`guard:cores-not-shared`), or because nothing
+    /// but the model tells them apart (`guard:same-text`).
     pub guarded: bool,
     /// Decided by the cascade's fetched-only stage (`decided_by` `fetched`),
     /// without the rendered bodies.

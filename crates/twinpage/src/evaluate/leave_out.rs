@@ -421,7 +421,7 @@ mod tests {
         let mut data = staged(true);
         let apart = Guards {
             cores_apart: true,
-            wall: None,
+            ..Guards::default()
         };
         for i in 0..data.groups.len() {
             if data.groups[i] == "a" && !data.rendered.labels[i] {

@@ -6,6 +6,7 @@
 
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
+use crate::distance::{jaccard_distance, kept_and_replaced};
 use crate::document::{wall, Document, Pair};
 use crate::model::{Decision, Judgement, Model, Thresholds, EVEN_CUT};
 use crate::signals::{self, distance, Layout, PairBodies};
@@ -112,13 +113,38 @@ pub fn cores_apart(core_in_other: Option<f64>) -> bool {
 }
 
 /// Whether a guard, not the model, sent the pair to review: both sides show a wall,
-/// or neither holds the other's core. Such a pair is never joined as a duplicate.
+/// neither holds the other's core, or nothing but the model tells them apart. Such a
+/// pair is never joined as a duplicate.
 pub fn guarded(decided_by: &str) -> bool {
-    decided_by.starts_with(wall::WALL_PREFIX) || decided_by == CORES_NOT_SHARED
+    decided_by.starts_with(wall::WALL_PREFIX) || [CORES_NOT_SHARED, SAME_TEXT].contains(&decided_by)
 }
 
 /// A side's core content of at least this many words is one of its own.
 const OWN_CORE_WORDS: usize = 50;
+
+/// `decided_by` of a distinct call held for review because nothing but the model tells
+/// the two pages apart ([`Guards::same_text`]).
+pub const SAME_TEXT: &str = "guard:same-text";
+
+/// Jaccard distance of two visible vocabularies under which two pages show the same
+/// words.
+const SAME_WORDS: f64 = 0.15;
+
+/// Share of a side's core the other page holds when it holds the whole core (a word or
+/// two of a long core may differ: a typo fixed, a counter moved).
+const WHOLE_CORE: f64 = 0.99;
+
+/// Whether two pages show the same words, one holds the other's whole core, and no
+/// number or name is written otherwise in the same place of both cores: nothing a
+/// reader could point at tells them apart. Pages whose figures or people changed
+/// replace them in place; two readings of one page by the extractor (one post of a
+/// forum thread against the whole thread, a whole page against its article) do not.
+fn same_text(a: &Document, b: &Document, core_in_other: Option<f64>) -> bool {
+    core_in_other.is_some_and(|c| c >= WHOLE_CORE)
+        && jaccard_distance(&a.visible_vocabulary, &b.visible_vocabulary) <= SAME_WORDS
+        && kept_and_replaced(&a.core_number_places, &b.core_number_places).1 == 0
+        && kept_and_replaced(&a.core_name_places, &b.core_name_places).1 == 0
+}
 
 /// What the guards see in a pair's bodies, whatever a model makes of it: pages
 /// called duplicates share their core content, and a wall is not content. The sides
@@ -130,6 +156,10 @@ pub struct Guards {
     /// half the other's ([`cores_apart`]); record pages never are (two shops describe
     /// one product in words of their own).
     pub(crate) cores_apart: bool,
+    /// Each side carries a core of its own and nothing but the model tells the two
+    /// pages apart ([`same_text`]); two shells of one app, which show the same
+    /// placeholder whatever page they are, never are.
+    pub(crate) same_text: bool,
     /// The wall both sides show (see `document::wall`), if they do.
     pub(crate) wall: Option<wall::Wall>,
 }
@@ -148,6 +178,7 @@ impl Guards {
         let records = fa.record.is_some() || fb.record.is_some();
         Guards {
             cores_apart: own_cores && cores_apart(core_in_other) && !records,
+            same_text: own_cores && same_text(a, b, core_in_other),
             wall: wall::shared(a, b),
         }
     }
@@ -157,9 +188,10 @@ impl Guards {
     /// never a duplicate on that strength: it goes to review, and so does one the
     /// model sent there already, so that no clustering joins it on a high p (two
     /// shells of one app score p 0.85 and up). A duplicate call on cores apart goes
-    /// to review.
+    /// to review, and so does a distinct call on pages of the same text.
     pub fn route(self, decision: Decision) -> (Decision, Option<&'static str>) {
         match (decision, self.wall) {
+            (Decision::Distinct, _) if self.same_text => (Decision::Review, Some(SAME_TEXT)),
             (Decision::Distinct, _) => (decision, None),
             (_, Some(wall)) => (Decision::Review, Some(wall.decided_by())),
             (Decision::Duplicate, None) if self.cores_apart => {
@@ -283,10 +315,15 @@ mod tests {
     }
 
     fn called_duplicate(bodies: &PairBodies) -> Outcome {
+        called(bodies, Decision::Duplicate, 0.9)
+    }
+
+    /// The model's `decision` at `p_duplicate` on `bodies`, as the guards leave it.
+    fn called(bodies: &PairBodies, decision: Decision, p_duplicate: f64) -> Outcome {
         let outcome = Outcome {
-            p_duplicate: 0.9,
+            p_duplicate,
             spread: 0.1,
-            decision: Decision::Duplicate,
+            decision,
             f1_cut: EVEN_CUT,
             decided_by: DECIDED_MODEL,
             core_in_other: core_in_other(bodies),
@@ -322,6 +359,36 @@ mod tests {
             rendered: None,
         };
         assert_eq!(called_duplicate(&short).decision, Decision::Duplicate);
+    }
+
+    /// A distinct call on two pages that show the same text, one holding the other's
+    /// whole core with no figure replaced in place, goes to review; pages whose
+    /// figure changed stay distinct.
+    #[test]
+    fn a_distinct_call_on_the_same_text_goes_to_review() {
+        let story = |figure: &str| {
+            let words: Vec<String> = (0..400).map(|i| format!("word{i}")).collect();
+            Document::from_html(&format!(
+                "<html><body><nav>Home News</nav><article><h1>A story</h1>\
+                 <p>{} sales rose {figure} percent</p></article></body></html>",
+                words.join(" ")
+            ))
+        };
+        let (page, copy, changed) = (story("12"), story("12"), story("15"));
+        let distinct = |b: &Document| {
+            let bodies = PairBodies {
+                fetched: (&page, b),
+                rendered: None,
+            };
+            called(&bodies, Decision::Distinct, 0.1)
+        };
+        let held = distinct(&copy);
+        assert_eq!(
+            (held.decision, held.decided_by),
+            (Decision::Review, SAME_TEXT)
+        );
+        assert!(guarded(held.decided_by), "the cascade renders it");
+        assert_eq!(distinct(&changed).decision, Decision::Distinct);
     }
 
     /// A pair the model leaves open is decided distinct when neither side holds the
