@@ -111,6 +111,13 @@ fn signals_of(pairs: &Path, out: &Path, extra: &[&str]) -> (Vec<String>, Vec<Vec
     read_csv(out)
 }
 
+/// The value of signal `name` in data row `row` of a signals file read by [`read_csv`].
+fn signal(table: &(Vec<String>, Vec<Vec<String>>), row: usize, name: &str) -> f64 {
+    let (headers, rows) = table;
+    let column = headers.iter().position(|h| h == name).unwrap();
+    rows[row][column].parse().unwrap()
+}
+
 fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let mut r = csv::Reader::from_path(path).unwrap();
     let headers = r.headers().unwrap().iter().map(String::from).collect();
@@ -868,29 +875,22 @@ fn render_ahead_then_score_without_a_browser() {
         .arg(&signals)
         .assert()
         .success();
-    let value = |signals: &Path, name: &str| -> f64 {
-        let (headers, rows) = read_csv(signals);
-        let column = headers.iter().position(|h| h == name).unwrap();
-        rows[3][column].parse().unwrap()
-    };
-    let rendered = value(&signals, "rendered.jaccard_shingles_text");
+    let with_rendered = read_csv(&signals);
+    let rendered = signal(&with_rendered, 3, "rendered.jaccard_shingles_text");
     // The shell's fetched-body tests read its rendered body too, when there is one.
-    let shown = value(&signals, "fetched.jaccard_shingles_text");
+    let shown = signal(&with_rendered, 3, "fetched.jaccard_shingles_text");
     assert!(
         rendered < 0.5 && shown < 0.5,
         "the script's article is in the rendered body: fetched {shown}, rendered {rendered}"
     );
-    assert_eq!(value(&signals, "rendered.cut_off"), 0.0);
+    assert_eq!(signal(&with_rendered, 3, "rendered.cut_off"), 0.0);
     // Without rendered bodies the shell is what there is, nothing like the article.
-    let fetched_only = d.join("signals-fetched.csv");
-    twinpage()
-        .args(["signals", "--no-render", "--pairs"])
-        .arg(&with_renders)
-        .arg("--out")
-        .arg(&fetched_only)
-        .assert()
-        .success();
-    let fetched = value(&fetched_only, "fetched.jaccard_shingles_text");
+    let fetched_only = signals_of(
+        &with_renders,
+        &d.join("signals-fetched.csv"),
+        &["--no-render"],
+    );
+    let fetched = signal(&fetched_only, 3, "fetched.jaccard_shingles_text");
     assert!(fetched > 0.9, "the shell as fetched: {fetched}");
 
     // Nothing cached and no browser: the error says how to get one.
@@ -905,8 +905,9 @@ fn render_ahead_then_score_without_a_browser() {
 
 /// A copy of the fixture's article stuffed with keywords a stylesheet hides: on the
 /// fetched body the stuffing, four times the article's length, is most of the core,
-/// and the browser shows none of it. With rendered bodies at hand, the fetched-body tests read the stuffed
-/// side rendered, the copy it is; without, they read the stuffing.
+/// and the browser shows none of it. With rendered bodies at hand, the fetched-body
+/// tests read the stuffed side rendered, the copy it is; without, they read the
+/// stuffing.
 #[test]
 fn stuffing_a_stylesheet_hides_is_read_as_the_browser_shows_it() {
     let (dir, pairs) = fixture("");
@@ -926,12 +927,11 @@ fn stuffing_a_stylesheet_hides_is_read_as_the_browser_shows_it() {
     fs::write(&pairs, rows).unwrap();
     let distance = |extra: &[&str]| -> f64 {
         let out = d.join(format!("signals{}.csv", extra.len()));
-        let (headers, rows) = signals_of(&pairs, &out, extra);
-        let column = headers
-            .iter()
-            .position(|h| h == "fetched.levenshtein_core")
-            .unwrap();
-        rows[3][column].parse().unwrap()
+        signal(
+            &signals_of(&pairs, &out, extra),
+            3,
+            "fetched.levenshtein_core",
+        )
     };
     let as_fetched = distance(&["--no-render"]);
     assert!(

@@ -178,6 +178,17 @@ mod tests {
         assert!(both.len() > fetched.len());
     }
 
+    /// Signal `name` of a pair of `bodies`, in the layout the bodies give.
+    fn signal(bodies: &PairBodies, name: &str) -> f64 {
+        let layout = match bodies.rendered {
+            Some(_) => Layout::FetchedAndRendered,
+            None => Layout::Fetched,
+        };
+        let pair = testing::pair(Default::default(), Default::default());
+        let at = names(layout).iter().position(|n| n == name).unwrap();
+        vector(&pair, bodies)[at]
+    }
+
     #[test]
     fn a_side_that_shows_no_words_is_read_on_its_fetched_body() {
         let words = |ids: &[u32]| Document {
@@ -187,23 +198,20 @@ mod tests {
         };
         let (fa, fb) = (words(&[1, 2, 3]), words(&[4, 5, 6]));
         let (hidden, shown) = (words(&[]), words(&[1, 2, 3]));
-        let pair = testing::pair(Default::default(), Default::default());
-        let names = names(Layout::FetchedAndRendered);
-        let value = |v: &[f64], name: &str| v[names.iter().position(|n| n == name).unwrap()];
         let lev = "rendered.levenshtein_core";
         // Both rendered bodies hidden: they do not look identical, they read as fetched.
         let bodies = PairBodies {
             fetched: (&fa, &fb),
             rendered: Some((&hidden, &hidden)),
         };
-        assert_eq!(value(&vector(&pair, &bodies), lev), 1.0);
+        assert_eq!(signal(&bodies, lev), 1.0);
         // A shell that grows into the other side's article keeps its rendered body.
         let shell = words(&[]);
         let bodies = PairBodies {
             fetched: (&fa, &shell),
             rendered: Some((&fa, &shown)),
         };
-        assert_eq!(value(&vector(&pair, &bodies), lev), 0.0);
+        assert_eq!(signal(&bodies, lev), 0.0);
     }
 
     /// A shell's fetched-body tests read its rendered body, when there is one: beside
@@ -218,22 +226,16 @@ mod tests {
         };
         let article = words(&[1, 2, 3, 4], false);
         let (shell, grown) = (words(&[9], true), words(&[1, 2, 3, 4], false));
-        let pair = testing::pair(Default::default(), Default::default());
-        let lev = "fetched.levenshtein_core";
-        let value = |layout: Layout, rendered: Option<(&Document, &Document)>| {
-            let names = names(layout);
+        let value = |rendered: Option<(&Document, &Document)>| {
             let bodies = PairBodies {
                 fetched: (&article, &shell),
                 rendered,
             };
-            vector(&pair, &bodies)[names.iter().position(|n| n == lev).unwrap()]
+            signal(&bodies, "fetched.levenshtein_core")
         };
-        assert_eq!(
-            value(Layout::FetchedAndRendered, Some((&article, &grown))),
-            0.0
-        );
+        assert_eq!(value(Some((&article, &grown))), 0.0);
         // Without its rendered body (the fetched-only model) the shell is what there is.
-        assert_eq!(value(Layout::Fetched, None), 1.0);
+        assert_eq!(value(None), 1.0);
     }
 
     /// A page whose fetched core is text its browser did not show (keywords a stylesheet
@@ -253,15 +255,12 @@ mod tests {
         let stuffing: Vec<u32> = (100..=140).collect();
         let clean = page(&article, &article);
         let stuffed = page(&stuffing, &[&article[..], &stuffing[..]].concat());
-        let pair = testing::pair(Default::default(), Default::default());
-        let lev = "fetched.levenshtein_core";
         let value = |fetched: &Document, rendered: &Document| {
-            let names = names(Layout::FetchedAndRendered);
             let bodies = PairBodies {
                 fetched: (&clean, fetched),
                 rendered: Some((&clean, rendered)),
             };
-            vector(&pair, &bodies)[names.iter().position(|n| n == lev).unwrap()]
+            signal(&bodies, "fetched.levenshtein_core")
         };
         assert_eq!(value(&stuffed, &clean), 0.0);
         // The browser shows the block: it is the page's core, compared as fetched.
