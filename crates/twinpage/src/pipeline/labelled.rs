@@ -21,19 +21,24 @@ pub fn labelled_pairs(batch: &Batch) -> Result<(LabelledPairs, String)> {
 /// [`labelled_pairs`] with each kept pair's documents (their fetched and rendered bodies).
 pub fn labelled_with_bodies(batch: &Batch) -> Result<(LabelledPairs, Vec<PairBodies<'_>>, String)> {
     let kept = labelled_in(batch, None, batch.layout())?;
-    let bodies = bodies_of(batch, &kept.rows);
+    let bodies = bodies_of(batch, &kept.rows)
+        .into_iter()
+        .map(|(_, bodies)| bodies)
+        .collect();
     Ok((kept.pairs, bodies, kept.fingerprint))
 }
 
-/// The bodies of the batch's pairs at `rows` (kept pairs: their documents are loaded).
-fn bodies_of<'b>(batch: &'b Batch, rows: &[usize]) -> Vec<PairBodies<'b>> {
+/// The batch's pairs at `rows` with their bodies (kept pairs: their documents are
+/// loaded).
+fn bodies_of<'b>(batch: &'b Batch, rows: &[usize]) -> Vec<(&'b Pair, PairBodies<'b>)> {
     let pairs: Vec<&Pair> = batch.pairs().collect();
     rows.iter()
         .map(|&row| {
-            batch
+            let bodies = batch
                 .documents
                 .bodies(pairs[row])
-                .expect("a kept pair's documents are loaded")
+                .expect("a kept pair's documents are loaded");
+            (pairs[row], bodies)
         })
         .collect()
 }
@@ -57,7 +62,7 @@ pub fn guarded_by(
     let kept = labelled_in(batch, Some(column), batch.layout())?;
     let guards = bodies_of(batch, &kept.rows)
         .iter()
-        .map(Guards::on)
+        .map(|(pair, bodies)| Guards::on(pair, bodies))
         .collect();
     Ok((kept.pairs, kept.values, guards))
 }
@@ -86,14 +91,14 @@ pub struct StageGuards {
 }
 
 impl StageGuards {
-    fn of(bodies: PairBodies) -> StageGuards {
+    fn of(pair: &Pair, bodies: PairBodies) -> StageGuards {
         let fetched = PairBodies {
             rendered: None,
             ..bodies
         };
         StageGuards {
-            fetched: Guards::on(&fetched),
-            rendered: Guards::on(&bodies),
+            fetched: Guards::on(pair, &fetched),
+            rendered: Guards::on(pair, &bodies),
         }
     }
 }
@@ -113,11 +118,11 @@ pub fn staged_by(batch: &Batch, column: &str) -> Result<Staged> {
         evidence: Vec::new(),
         guards: Vec::new(),
     };
-    for bodies in bodies_of(batch, &rendered.rows) {
+    for (pair, bodies) in bodies_of(batch, &rendered.rows) {
         let (a, b) = bodies.fetched;
         staged.screened.push(screened(a, b));
         staged.evidence.push(FetchedEvidence::of(a, b));
-        staged.guards.push(StageGuards::of(bodies));
+        staged.guards.push(StageGuards::of(pair, bodies));
     }
     Ok(staged)
 }

@@ -7,6 +7,7 @@
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
 use crate::distance::{jaccard_distance, kept_and_replaced};
+use crate::document::url::UrlParts;
 use crate::document::{wall, Document, Pair};
 use crate::model::{Decision, Judgement, Model, Thresholds, EVEN_CUT};
 use crate::signals::{self, distance, Layout, PairBodies};
@@ -80,12 +81,12 @@ pub fn outcome(batch: &Batch, pair: &Pair, model: &Model) -> Option<Outcome> {
             core_in_other: Some(1.0),
             vector: None,
         };
-        return Some(Guards::of(&bodies, screen.core_in_other).hold(screen));
+        return Some(Guards::of(pair, &bodies, screen.core_in_other).hold(screen));
     }
     let vector = signals::vector(pair, &bodies);
     let (judgement, thresholds) = model.judge_pair(&vector, &bodies);
     let core_in_other = core_in_other(&bodies);
-    let guarded = Guards::of(&bodies, core_in_other).judge(judgement, thresholds);
+    let guarded = Guards::of(pair, &bodies, core_in_other).judge(judgement, thresholds);
     Some(Outcome {
         p_duplicate: guarded.judgement.p_duplicate,
         spread: judgement.spread,
@@ -153,8 +154,9 @@ fn same_text(a: &Document, b: &Document, core_in_other: Option<f64>) -> bool {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Guards {
     /// Each side carries a core of its own ([`OWN_CORE_WORDS`]) and neither holds
-    /// half the other's ([`cores_apart`]); record pages never are (two shops describe
-    /// one product in words of their own).
+    /// half the other's ([`cores_apart`]); record pages of two sites never are (two
+    /// shops describe one product in words of their own, where one site describes it
+    /// once: a short article's pages 1 and 2 read as records are apart).
     pub(crate) cores_apart: bool,
     /// Each side carries a core of its own and nothing but the model tells the two
     /// pages apart ([`same_text`]); two shells of one app, which show the same
@@ -165,19 +167,19 @@ pub struct Guards {
 }
 
 impl Guards {
-    /// The guards of `bodies`.
-    pub fn on(bodies: &PairBodies) -> Guards {
-        Guards::of(bodies, core_in_other(bodies))
+    /// The guards of `pair`, whose bodies are `bodies`.
+    pub fn on(pair: &Pair, bodies: &PairBodies) -> Guards {
+        Guards::of(pair, bodies, core_in_other(bodies))
     }
 
-    /// The guards of `bodies`, whose [`Outcome::core_in_other`] is known already.
-    fn of(bodies: &PairBodies, core_in_other: Option<f64>) -> Guards {
+    /// The guards of `pair`, whose [`Outcome::core_in_other`] is known already.
+    fn of(pair: &Pair, bodies: &PairBodies, core_in_other: Option<f64>) -> Guards {
         let (fa, fb) = bodies.fetched;
         let (a, b) = bodies.rendered.unwrap_or(bodies.fetched);
         let own_cores = [a, b].iter().all(|d| d.core_words.len() >= OWN_CORE_WORDS);
-        let records = fa.record.is_some() || fb.record.is_some();
+        let shops = (fa.record.is_some() || fb.record.is_some()) && !one_site(pair);
         Guards {
-            cores_apart: own_cores && cores_apart(core_in_other) && !records,
+            cores_apart: own_cores && cores_apart(core_in_other) && !shops,
             same_text: own_cores && same_text(a, b, core_in_other),
             wall: wall::shared(a, b),
         }
@@ -251,6 +253,12 @@ pub struct Guarded {
     pub guard: Option<&'static str>,
 }
 
+/// Whether both pages of `pair` are on one known host.
+fn one_site(pair: &Pair) -> bool {
+    let (a, b) = (UrlParts::parse(&pair.a.url), UrlParts::parse(&pair.b.url));
+    a.is_known() && a.host == b.host
+}
+
 /// [`Outcome::core_in_other`]: the larger of the fetched and the rendered bodies'.
 fn core_in_other(bodies: &PairBodies) -> Option<f64> {
     let (fa, fb) = bodies.fetched;
@@ -304,6 +312,22 @@ pub fn vectors_in(batch: &Batch, layout: Layout) -> Vec<Option<Vec<f64>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::pairs::Metadata;
+    use crate::signals::testing;
+
+    /// A pair of pages at `url_a` and `url_b`.
+    fn at(url_a: &str, url_b: &str) -> Pair {
+        let mut pair = testing::pair(Metadata::default(), Metadata::default());
+        (pair.a.url, pair.b.url) = (url_a.into(), url_b.into());
+        pair
+    }
+
+    fn two_sites() -> Pair {
+        at(
+            "https://shop-one.example/p/1",
+            "https://shop-two.example/item/9",
+        )
+    }
 
     /// An article page of `words` words, numbered from `from`.
     fn article(from: usize, words: usize) -> Document {
@@ -314,12 +338,13 @@ mod tests {
         ))
     }
 
-    fn called_duplicate(bodies: &PairBodies) -> Outcome {
-        called(bodies, Decision::Duplicate, 0.9)
+    fn called_duplicate(pair: &Pair, bodies: &PairBodies) -> Outcome {
+        called(pair, bodies, Decision::Duplicate, 0.9)
     }
 
-    /// The model's `decision` at `p_duplicate` on `bodies`, as the guards leave it.
-    fn called(bodies: &PairBodies, decision: Decision, p_duplicate: f64) -> Outcome {
+    /// The model's `decision` at `p_duplicate` on `pair`'s `bodies`, as the guards
+    /// leave it.
+    fn called(pair: &Pair, bodies: &PairBodies, decision: Decision, p_duplicate: f64) -> Outcome {
         let outcome = Outcome {
             p_duplicate,
             spread: 0.1,
@@ -329,7 +354,7 @@ mod tests {
             core_in_other: core_in_other(bodies),
             vector: None,
         };
-        Guards::of(bodies, outcome.core_in_other).hold(outcome)
+        Guards::of(pair, bodies, outcome.core_in_other).hold(outcome)
     }
 
     #[test]
@@ -339,7 +364,7 @@ mod tests {
             fetched: (&page_one, &page_two),
             rendered: None,
         };
-        let held = called_duplicate(&parts);
+        let held = called_duplicate(&two_sites(), &parts);
         assert_eq!(
             (held.decision, held.decided_by),
             (Decision::Review, CORES_NOT_SHARED)
@@ -350,15 +375,31 @@ mod tests {
             fetched: (&page_one, &copy),
             rendered: None,
         };
-        assert_eq!(called_duplicate(&copies).decision, Decision::Duplicate);
-        // So do short pages (read as records: two shops describe one product in
-        // words of their own).
-        let (short_one, short_two) = (article(0, 20), article(20, 20));
+        assert_eq!(
+            called_duplicate(&two_sites(), &copies).decision,
+            Decision::Duplicate
+        );
+        // Short pages are read as records: of two sites they stay duplicates (two
+        // shops describe one product in words of their own), of one site they are
+        // apart (a short article's pages 1 and 2).
+        let (short_one, short_two) = (article(0, 120), article(120, 120));
+        assert!(short_one.record.is_some() && short_two.record.is_some());
         let short = PairBodies {
             fetched: (&short_one, &short_two),
             rendered: None,
         };
-        assert_eq!(called_duplicate(&short).decision, Decision::Duplicate);
+        assert_eq!(
+            called_duplicate(&two_sites(), &short).decision,
+            Decision::Duplicate
+        );
+        let one_site = at(
+            "https://news.example/story",
+            "https://news.example/story?page=2",
+        );
+        assert_eq!(
+            called_duplicate(&one_site, &short).decided_by,
+            CORES_NOT_SHARED
+        );
     }
 
     /// A distinct call on two pages that show the same text, one holding the other's
@@ -380,7 +421,7 @@ mod tests {
                 fetched: (&page, b),
                 rendered: None,
             };
-            called(&bodies, Decision::Distinct, 0.1)
+            called(&two_sites(), &bodies, Decision::Distinct, 0.1)
         };
         let held = distinct(&copy);
         assert_eq!(
@@ -412,7 +453,7 @@ mod tests {
                 fetched: (&page_one, b),
                 rendered: None,
             };
-            Guards::on(&bodies).judge(open, thresholds)
+            Guards::on(&two_sites(), &bodies).judge(open, thresholds)
         };
         let parts = judged(&page_two, &thresholds);
         assert_eq!(
@@ -447,7 +488,7 @@ mod tests {
                 core_in_other: Some(1.0),
                 vector: None,
             };
-            let held = Guards::of(&bodies, outcome.core_in_other).hold(outcome);
+            let held = Guards::of(&two_sites(), &bodies, outcome.core_in_other).hold(outcome);
             assert_eq!(
                 (held.decision, held.decided_by),
                 (Decision::Review, "wall:loading")
