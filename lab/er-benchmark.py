@@ -12,6 +12,7 @@ from one seed to the next (the seed draws the fit / calibration split and the tr
     lab/er-benchmark.py [--source ../shared/data] [--work target/er-benchmark]
                             [--twinpage target/release/twinpage] [--only NAME ...]
                             [--seed N ...] [--train-args "--every-pair --precision-target 0.95"]
+                            [--layout bare --work target/er-benchmark-bare]
 
 Needs `cargo build --release` first. Python 3 standard library only. About 3 minutes on
 2 cores (conversion of ~46k records, then ~20 trainings and evaluations).
@@ -95,6 +96,9 @@ def main() -> int:
     ap.add_argument("--source", default="../shared/data")
     ap.add_argument("--work", default="target/er-benchmark")
     ap.add_argument("--twinpage", default="target/release/twinpage")
+    ap.add_argument("--layout", choices=["site", "bare"], default="site",
+                    help="how the records are written as pages (training-data/convert_er.py "
+                         "--layout); give each layout its own --work")
     ap.add_argument("--only", nargs="*", help="datasets to run (e.g. Textual/Abt-Buy)")
     ap.add_argument("--seed", type=int, nargs="+", default=[7],
                     help="training seed(s) (fit / calibration split, trees); several give each and the mean")
@@ -105,7 +109,7 @@ def main() -> int:
     pages = os.path.join(args.work, "pages")
     here = os.path.dirname(os.path.abspath(__file__))
     run([sys.executable, os.path.join(here, "..", "training-data", "convert_er.py"), "--full",
-         "--source", args.source, "--out", pages])
+         "--source", args.source, "--out", pages, "--layout", args.layout])
     train = split_by_dataset(os.path.join(pages, "train.csv"), pages, "train")
     valid = split_by_dataset(os.path.join(pages, "valid.csv"), pages, "valid")
     datasets = sorted(d for d in train if d in valid and (not args.only or d in args.only))

@@ -15,6 +15,10 @@ Everything is deterministic for a given --seed and source tree: run it twice and
 output is byte-identical.  Python 3.11 standard library only.
 
     python3 training-data/convert_er.py --seed 7 --source ../shared/data --out training-data/er
+
+`--layout bare` writes the same records as another site might (no chrome, the benchmark's
+attribute names as `name: value` lines in an order drawn from each record): to judge that
+reading a record does not lean on one way of writing it (lab/er-benchmark.py --layout).
 """
 
 from __future__ import annotations
@@ -273,6 +277,29 @@ def render(site: dict, lang: str, title: str, fields: list[tuple[str, str]]) -> 
     return "\n".join(lines)
 
 
+def render_bare(lang: str, title_attr: str, title: str, fields: list[tuple[str, str]],
+                seed: bytes) -> str:
+    """The same record written as another site might: no site chrome, no heading, the
+    benchmark's own attribute names, one `name: value` line each, in an order drawn from
+    the record (`seed`), the description among them."""
+    lines = [(title_attr, title)] + fields
+    random.Random(hashlib.sha256(seed).digest()).shuffle(lines)
+    body = [f"<div>{esc(k)}: {esc(v)}</div>" for k, v in lines]
+    return "\n".join([
+        "<!doctype html>",
+        f'<html lang="{lang}">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f"<title>{esc(title)}</title>",
+        "</head>",
+        "<body>",
+        *body,
+        "</body>",
+        "</html>",
+        "",
+    ])
+
+
 def make_url(site: dict, slug: str, digest: str) -> str:
     n = int(digest[12:28], 16)
     b36 = ""
@@ -288,7 +315,8 @@ def make_url(site: dict, slug: str, digest: str) -> str:
 class Docs:
     """Renders records into pages, deduplicated by content hash."""
 
-    def __init__(self):
+    def __init__(self, layout: str = "site"):
+        self.layout = layout
         self.pages: dict[str, str] = {}     # digest -> html
         self.urls: dict[str, str] = {}      # digest -> url
         self.cache: dict[tuple, str] = {}   # (dataset, side, raw) -> digest
@@ -302,6 +330,7 @@ class Docs:
             fields = parse_record(raw)
             v = fields[0][1] if fields else raw
             title, details, lang = clean_wdc(v)
+            tkey = "title"
             site = WDC_SHOPS[int(hashlib.sha256(raw.strip().encode()).hexdigest()[:8], 16) % len(WDC_SHOPS)]
             if not title:
                 title, details = details, ""
@@ -324,7 +353,10 @@ class Docs:
             if not title:
                 self.stats["empty record"] += 1
                 title = "Untitled"
-        page = render(site, lang, title, attrs)
+        if self.layout == "bare":
+            page = render_bare(lang, tkey or "title", title, attrs, raw.strip().encode())
+        else:
+            page = render(site, lang, title, attrs)
         digest = hashlib.sha256(page.encode("utf-8")).hexdigest()
         if digest in self.pages:
             assert self.pages[digest] == page
@@ -432,13 +464,18 @@ def main(argv=None) -> int:
                          "its own (Structured and Dirty both whole), plain pages, no size "
                          "budget: the benchmark protocol (lab/er-benchmark.sh), not for the "
                          "repository")
+    ap.add_argument("--layout", choices=["site", "bare"], default="site",
+                    help="site: each source's own shop page (header, heading, a table or list "
+                         "of labelled fields, footer); bare: no chrome, no heading, the "
+                         "benchmark's attribute names as `name: value` lines in an order drawn "
+                         "from each record (how another site might write the same records)")
     args = ap.parse_args(argv)
 
     sets = discover(args.source)
     if not sets:
         print(f"no datasets under {args.source}", file=sys.stderr)
         return 1
-    docs = Docs()
+    docs = Docs(args.layout)
     notes = collections.Counter()
 
     # 1. read and render every pair; build per (dataset, split) pools of unique, consistent pairs
