@@ -245,15 +245,15 @@ def esc(s: str) -> str:
     return html.escape(s, quote=False)
 
 
+def page(lang: str, title: str, body: list[str]) -> str:
+    """A whole HTML page of `body` lines."""
+    head = ["<!doctype html>", f'<html lang="{lang}">', "<head>", '<meta charset="utf-8">',
+            f"<title>{esc(title)}</title>", "</head>", "<body>"]
+    return "\n".join(head + body + ["</body>", "</html>", ""])
+
+
 def render(site: dict, lang: str, title: str, fields: list[tuple[str, str]]) -> str:
     lines = [
-        "<!doctype html>",
-        f'<html lang="{lang}">',
-        "<head>",
-        '<meta charset="utf-8">',
-        f"<title>{esc(title)}</title>",
-        "</head>",
-        "<body>",
         f'<header><a href="/">{site["name"]}</a></header>',
         f"<h1>{esc(title)}</h1>",
     ]
@@ -273,8 +273,8 @@ def render(site: dict, lang: str, title: str, fields: list[tuple[str, str]]) -> 
     for _, v in prose:
         lines.append(f"<p>{esc(v)}</p>")
     foot = f"© {site['name']}" + (f" · {site['foot']}" if site["foot"] else "")
-    lines += [f"<footer>{foot}</footer>", "</body>", "</html>", ""]
-    return "\n".join(lines)
+    lines.append(f"<footer>{foot}</footer>")
+    return page(lang, title, lines)
 
 
 def render_bare(lang: str, title_attr: str, title: str, fields: list[tuple[str, str]],
@@ -284,20 +284,7 @@ def render_bare(lang: str, title_attr: str, title: str, fields: list[tuple[str, 
     the record (`seed`), the description among them."""
     lines = [(title_attr, title)] + fields
     random.Random(hashlib.sha256(seed).digest()).shuffle(lines)
-    body = [f"<div>{esc(k)}: {esc(v)}</div>" for k, v in lines]
-    return "\n".join([
-        "<!doctype html>",
-        f'<html lang="{lang}">',
-        "<head>",
-        '<meta charset="utf-8">',
-        f"<title>{esc(title)}</title>",
-        "</head>",
-        "<body>",
-        *body,
-        "</body>",
-        "</html>",
-        "",
-    ])
+    return page(lang, title, [f"<div>{esc(k)}: {esc(v)}</div>" for k, v in lines])
 
 
 def make_url(site: dict, slug: str, digest: str) -> str:
