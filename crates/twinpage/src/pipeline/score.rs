@@ -400,6 +400,11 @@ mod tests {
             called_duplicate(&one_site, &short).decided_by,
             CORES_NOT_SHARED
         );
+        // Ids in the URL columns name no site: left to the model.
+        assert_eq!(
+            called_duplicate(&at("row-17", "row-17"), &short).decision,
+            Decision::Duplicate
+        );
     }
 
     /// A distinct call on two pages that show the same text, one holding the other's
