@@ -31,12 +31,7 @@ impl UrlParts {
                 ..UrlParts::default()
             };
         };
-        let host = url
-            .host_str()
-            .unwrap_or("")
-            .trim_end_matches('.')
-            .to_ascii_lowercase();
-        let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
+        let host = host_of(&url);
         let domain = psl::domain_str(&host).unwrap_or(&host).to_string();
         let subdomain = host
             .strip_suffix(&domain)
@@ -56,6 +51,23 @@ impl UrlParts {
     pub fn is_known(&self) -> bool {
         !self.host.is_empty()
     }
+}
+
+/// The host of `raw` as [`UrlParts::host`] has it, without the rest of the parts
+/// (empty when `raw` is no URL): for a caller that only asks whether two pages are on
+/// one host.
+pub fn host(raw: &str) -> String {
+    Url::parse(raw.trim()).map_or_else(|_| String::new(), |url| host_of(&url))
+}
+
+/// Lower-cased host, without a trailing dot or a leading `www.`.
+fn host_of(url: &Url) -> String {
+    let host = url
+        .host_str()
+        .unwrap_or("")
+        .trim_end_matches('.')
+        .to_ascii_lowercase();
+    host.strip_prefix("www.").unwrap_or(&host).to_string()
 }
 
 /// Words of a URL: alphanumeric runs of host and path, lower-cased, minus the
@@ -81,6 +93,7 @@ mod tests {
     fn parts_of_a_news_url() {
         let p = UrlParts::parse("https://www.News.BBC.co.uk/world/europe/story-1.html?x=1");
         assert_eq!(p.host, "news.bbc.co.uk");
+        assert_eq!(host("https://www.News.BBC.co.uk/world/"), p.host);
         assert_eq!(p.domain, "bbc.co.uk");
         assert_eq!(p.subdomain, "news");
         assert_eq!(p.directory, "/world/europe/");
@@ -102,5 +115,6 @@ mod tests {
         assert!(!p.is_known());
         assert_eq!(p.tokens.len(), 3);
         assert!(!UrlParts::parse("").is_known());
+        assert_eq!(host("not a url"), "");
     }
 }

@@ -7,7 +7,7 @@
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
 use crate::distance::{jaccard_distance, kept_and_replaced};
-use crate::document::url::UrlParts;
+use crate::document::url;
 use crate::document::{wall, Document, Pair};
 use crate::model::{Decision, Judgement, Model, Thresholds, EVEN_CUT};
 use crate::signals::{self, distance, Layout, PairBodies};
@@ -255,8 +255,8 @@ pub struct Guarded {
 
 /// Whether both pages of `pair` are on one known host.
 fn one_site(pair: &Pair) -> bool {
-    let (a, b) = (UrlParts::parse(&pair.a.url), UrlParts::parse(&pair.b.url));
-    a.is_known() && a.host == b.host
+    let a = url::host(&pair.a.url);
+    !a.is_empty() && a == url::host(&pair.b.url)
 }
 
 /// [`Outcome::core_in_other`]: the larger of the fetched and the rendered bodies'.
