@@ -245,7 +245,7 @@ def esc(s: str) -> str:
     return html.escape(s, quote=False)
 
 
-def page(lang: str, title: str, body: list[str]) -> str:
+def html_page(lang: str, title: str, body: list[str]) -> str:
     """A whole HTML page of `body` lines."""
     head = ["<!doctype html>", f'<html lang="{lang}">', "<head>", '<meta charset="utf-8">',
             f"<title>{esc(title)}</title>", "</head>", "<body>"]
@@ -274,7 +274,7 @@ def render(site: dict, lang: str, title: str, fields: list[tuple[str, str]]) -> 
         lines.append(f"<p>{esc(v)}</p>")
     foot = f"© {site['name']}" + (f" · {site['foot']}" if site["foot"] else "")
     lines.append(f"<footer>{foot}</footer>")
-    return page(lang, title, lines)
+    return html_page(lang, title, lines)
 
 
 def render_bare(lang: str, title_attr: str, title: str, fields: list[tuple[str, str]],
@@ -284,7 +284,7 @@ def render_bare(lang: str, title_attr: str, title: str, fields: list[tuple[str, 
     the record (`seed`), the description among them."""
     lines = [(title_attr, title)] + fields
     random.Random(hashlib.sha256(seed).digest()).shuffle(lines)
-    return page(lang, title, [f"<div>{esc(k)}: {esc(v)}</div>" for k, v in lines])
+    return html_page(lang, title, [f"<div>{esc(k)}: {esc(v)}</div>" for k, v in lines])
 
 
 def make_url(site: dict, slug: str, digest: str) -> str:
