@@ -15,7 +15,9 @@
 //! listing of teaser cards, a home page) gives one card as its core, and every page of
 //! the site that shows that card had the same core: two listings were called copies. A
 //! core beside which the page holds several times its length of prose paragraphs is
-//! not the page's content alone, and those paragraphs are added to it.
+//! not the page's content alone, and those paragraphs are added to it. So are they to a
+//! core of little prose of its own: a table or a list that outscored the article beside
+//! it (harpers.org's letter and its 150 signatories gave the names as the core).
 //!
 //! Readability's lengths are counted in characters of alphabets: an attempt whose
 //! article holds 500 of them is taken, else it retries without its name filter and
@@ -60,8 +62,9 @@ const MIN_CORE_SHARE: f64 = 0.02;
 /// article), not a caption, a byline or a button.
 const MIN_PROSE_LETTERS: usize = 80;
 
-/// Prose outside the core of more than this many times the core's length, and of at
-/// least [`MIN_PROSE_OUTSIDE`] letters, joins the core. On the training pages it
+/// Prose outside the core of more than this many times the core's length (any length
+/// beside a core of little prose), and of at least [`MIN_PROSE_OUTSIDE`] letters, joins
+/// the core. On the training pages it
 /// happens to 1.3 % of the documents: listings, and articles whose comments or
 /// related teasers are longer than them.
 const MAX_PROSE_OUTSIDE_RATIO: usize = 3;
@@ -279,8 +282,10 @@ fn extract(dom: Dom, char_threshold: usize) -> String {
 fn with_prose_outside(core: String, prose: &[String]) -> String {
     let core_letters = written_letters(&core);
     let prose_letters: usize = prose.iter().map(|p| letters(p)).sum();
+    let little_prose = holds_little_prose(&core, core_letters);
     // No need to look: the prose outside cannot outweigh the core.
-    if prose_letters < MIN_PROSE_OUTSIDE || prose_letters <= MAX_PROSE_OUTSIDE_RATIO * core_letters
+    if prose_letters < MIN_PROSE_OUTSIDE
+        || (!little_prose && prose_letters <= MAX_PROSE_OUTSIDE_RATIO * core_letters)
     {
         return core;
     }
@@ -288,7 +293,7 @@ fn with_prose_outside(core: String, prose: &[String]) -> String {
     let outside = not_in(&squeezed, prose);
     let outside_letters: usize = outside.iter().map(|p| letters(p)).sum();
     if outside_letters < MIN_PROSE_OUTSIDE
-        || outside_letters <= MAX_PROSE_OUTSIDE_RATIO * letters(&squeezed)
+        || (!little_prose && outside_letters <= MAX_PROSE_OUTSIDE_RATIO * letters(&squeezed))
     {
         return core;
     }
@@ -298,6 +303,17 @@ fn with_prose_outside(core: String, prose: &[String]) -> String {
         joined.push_str(paragraph);
     }
     joined
+}
+
+/// True when under a quarter of the core's letters are in lines of prose: a table or a
+/// list (names, addresses) that outscored the article in the extractor's eyes.
+fn holds_little_prose(core: &str, core_letters: usize) -> bool {
+    let prose: usize = core
+        .lines()
+        .map(letters)
+        .filter(|&n| n >= MIN_PROSE_LETTERS)
+        .sum();
+    4 * prose < core_letters
 }
 
 /// The paragraphs `text` does not hold, in their order: one pass over `text` for all of
@@ -461,6 +477,32 @@ mod tests {
         let d = Document::from_html(&html);
         assert!(d.core_text.contains("the mayor thanked"));
         assert!(!d.core_text.contains("harbour festival"), "{}", d.core_text);
+    }
+
+    #[test]
+    fn a_list_of_names_as_core_takes_the_prose_beside_it() {
+        // harpers.org: the extractor scored a table of 150 signatories, a comma on most
+        // lines, above the letter's paragraphs beside it, and the core was the names.
+        let names: String = (0..150)
+            .map(|i| format!("Writer {i}, University of Letters\n"))
+            .collect();
+        let letter: Vec<String> = (0..6)
+            .map(|i| {
+                format!(
+                    "Paragraph {i} of the letter: the free exchange of information and ideas, \
+                     the lifeblood of a liberal society, is daily becoming more constricted, \
+                     and the restriction of debate hurts those who lack power."
+                )
+            })
+            .collect();
+        let core = super::with_prose_outside(names.clone(), &letter);
+        assert!(core.starts_with(&names) && core.contains("Paragraph 5 of the letter"));
+        // The same names written as prose are an article of their own: nothing joins.
+        let prose_names = names.replace('\n', " ");
+        assert_eq!(
+            super::with_prose_outside(prose_names.clone(), &letter),
+            prose_names
+        );
     }
 
     /// A Japanese paragraph of 113 characters.
