@@ -280,21 +280,23 @@ fn extract(dom: Dom, char_threshold: usize) -> String {
 /// The core, followed by the prose paragraphs it lacks when they outweigh it (see the
 /// module's documentation).
 fn with_prose_outside(core: String, prose: &[String]) -> String {
-    let core_letters = written_letters(&core);
     let prose_letters: usize = prose.iter().map(|p| letters(p)).sum();
+    if prose_letters < MIN_PROSE_OUTSIDE {
+        return core;
+    }
+    let core_letters = written_letters(&core);
     let little_prose = holds_little_prose(&core, core_letters);
-    // No need to look: the prose outside cannot outweigh the core.
-    if prose_letters < MIN_PROSE_OUTSIDE
-        || (!little_prose && prose_letters <= MAX_PROSE_OUTSIDE_RATIO * core_letters)
-    {
+    let outweighs = |outside: usize, core: usize| {
+        outside >= MIN_PROSE_OUTSIDE && (little_prose || outside > MAX_PROSE_OUTSIDE_RATIO * core)
+    };
+    // No need to look when all the page's prose cannot outweigh the core.
+    if !outweighs(prose_letters, core_letters) {
         return core;
     }
     let squeezed = squeeze(&core);
     let outside = not_in(&squeezed, prose);
     let outside_letters: usize = outside.iter().map(|p| letters(p)).sum();
-    if outside_letters < MIN_PROSE_OUTSIDE
-        || (!little_prose && outside_letters <= MAX_PROSE_OUTSIDE_RATIO * letters(&squeezed))
-    {
+    if !outweighs(outside_letters, letters(&squeezed)) {
         return core;
     }
     let mut joined = core;
