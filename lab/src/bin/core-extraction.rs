@@ -2,6 +2,7 @@
 //! the signals compare hold a page's article and leave out its template?
 //!
 //! `cargo run --release -p twinpage-lab --bin core-extraction -- [--data ../shared/data/web-pages] [--list]`
+//! `cargo run --release -p twinpage-lab --bin core-extraction -- --page FILE` (one page's core)
 //!
 //! Two sets, neither written for twinpage:
 //!
@@ -29,11 +30,17 @@ use twinpage::document::text::{is_wide_letter, words};
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let data = args
-        .iter()
-        .position(|a| a == "--data")
-        .and_then(|i| args.get(i + 1))
-        .map_or_else(|| PathBuf::from("../shared/data/web-pages"), PathBuf::from);
+    let value = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+    };
+    if let Some(page) = value("--page") {
+        println!("{}", page_text(&read_body(Path::new(page))?, true));
+        return Ok(());
+    }
+    let data =
+        value("--data").map_or_else(|| PathBuf::from("../shared/data/web-pages"), PathBuf::from);
     let list = args.iter().any(|a| a == "--list");
     snippets(&data.join("trafilatura-eval"), list)?;
     expected_articles(&data.join("readability"), list)

@@ -45,6 +45,11 @@ pub const SIGNALS: &[RecordSignal] = &[
         compute: code_in_other_text,
     },
     RecordSignal {
+        name: "code_part_in_other_text",
+        meaning: "the larger, over the two sides, share of an identifier's characters that the other's text writes in one run (spacing and punctuation ignored): `pe222604` against `EDGDM-222604-PE` is 0.75",
+        compute: code_part_in_other_text,
+    },
+    RecordSignal {
         name: "code_conflict",
         meaning: "1 when both sides have identifiers and none of either appears in the other's text, else 0",
         compute: code_conflict,
@@ -195,6 +200,36 @@ fn code_in_other_text(a: &Record, b: &Record) -> f64 {
         (None, None) => MISSING,
         (x, y) => x.unwrap_or(0.0).max(y.unwrap_or(0.0)),
     }
+}
+
+fn code_part_in_other_text(a: &Record, b: &Record) -> f64 {
+    let best = |codes: &[String], text: &str| {
+        codes
+            .iter()
+            .map(|c| longest_common_run(c.as_bytes(), text.as_bytes()) as f64 / c.len() as f64)
+            .reduce(f64::max)
+    };
+    match (
+        best(&a.codes, &b.compact_text),
+        best(&b.codes, &a.compact_text),
+    ) {
+        (None, None) => MISSING,
+        (x, y) => x.unwrap_or(0.0).max(y.unwrap_or(0.0)),
+    }
+}
+
+/// The length of the longest run of `short` that `long` holds (the longest common
+/// substring, one row of the table at a time).
+fn longest_common_run(short: &[u8], long: &[u8]) -> usize {
+    let mut row = vec![0usize; short.len() + 1];
+    let mut best = 0;
+    for &l in long {
+        for i in (1..=short.len()).rev() {
+            row[i] = if short[i - 1] == l { row[i - 1] + 1 } else { 0 };
+            best = best.max(row[i]);
+        }
+    }
+    best
 }
 
 fn code_conflict(a: &Record, b: &Record) -> f64 {
@@ -512,6 +547,9 @@ mod tests {
         assert_eq!(value("code_conflict", same.0, same.1), 0.0);
         assert_eq!(value("code_match", other.0, other.1), 0.0);
         assert_eq!(value("code_conflict", other.0, other.1), 1.0);
+        // `dscw55` whole in the other's text; of `dscw55`, `dscw` in the W35's.
+        assert_eq!(value("code_part_in_other_text", same.0, same.1), 1.0);
+        assert!((value("code_part_in_other_text", other.0, other.1) - 4.0 / 6.0).abs() < 1e-12);
         // 7.2 MP on both sides; 3x zoom on one only.
         assert!((value("quantity_jaccard", same.0, same.1) - 0.5).abs() < 1e-12);
         assert_eq!(value("quantity_conflicts", same.0, same.1), 0.0);
@@ -520,6 +558,28 @@ mod tests {
         assert_eq!(value("name_numbers_jaccard", same.0, same.1), 0.0);
         assert_eq!(value("name_numbers_jaccard", Some(&w55), Some(&w55)), 1.0);
         assert_eq!(value("both_records", same.0, same.1), 1.0);
+    }
+
+    #[test]
+    fn an_identifier_written_inside_a_longer_one() {
+        let a = product(
+            "Edge 16GB SDHC card",
+            Some("PE222604"),
+            "Edge 16GB SDHC card PE222604",
+        );
+        let b = product(
+            "16GB SDHC HD video card",
+            Some("EDGDM-222604-PE"),
+            "16GB SDHC HD video card EDGDM-222604-PE",
+        );
+        // Neither code is in the other's text, but six of `pe222604`'s eight are.
+        assert_eq!(value("code_in_other_text", Some(&a), Some(&b)), 0.0);
+        assert_eq!(value("code_part_in_other_text", Some(&a), Some(&b)), 0.75);
+        let nameless = product("16GB SDHC card", None, "16GB SDHC card");
+        assert_eq!(
+            value("code_part_in_other_text", Some(&nameless), Some(&nameless)),
+            MISSING
+        );
     }
 
     #[test]
