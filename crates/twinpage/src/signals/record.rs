@@ -10,6 +10,7 @@
 //! rendered one when the fetched body has none); a pair where either page is not a
 //! record gets [`MISSING`] (but `both_records`).
 
+use crate::distance::longest_common_substring;
 use crate::document::record::{self, Quantity, Record};
 use crate::document::{text, Document, IdfTable};
 
@@ -194,42 +195,37 @@ fn found_in(codes: &[String], text: &str) -> Option<f64> {
 }
 
 fn code_in_other_text(a: &Record, b: &Record) -> f64 {
-    let ab = found_in(&a.codes, &b.compact_text);
-    let ba = found_in(&b.codes, &a.compact_text);
-    match (ab, ba) {
-        (None, None) => MISSING,
-        (x, y) => x.unwrap_or(0.0).max(y.unwrap_or(0.0)),
-    }
+    larger_over_sides(a, b, found_in)
 }
 
 fn code_part_in_other_text(a: &Record, b: &Record) -> f64 {
-    let best = |codes: &[String], text: &str| {
-        codes
-            .iter()
-            .map(|c| longest_common_run(c.as_bytes(), text.as_bytes()) as f64 / c.len() as f64)
-            .reduce(f64::max)
-    };
+    larger_over_sides(a, b, longest_run_in)
+}
+
+/// The larger of a side's codes read against the other side's text and the reverse;
+/// a side without codes counts 0, and [`MISSING`] when neither has any.
+fn larger_over_sides(a: &Record, b: &Record, side: fn(&[String], &str) -> Option<f64>) -> f64 {
     match (
-        best(&a.codes, &b.compact_text),
-        best(&b.codes, &a.compact_text),
+        side(&a.codes, &b.compact_text),
+        side(&b.codes, &a.compact_text),
     ) {
         (None, None) => MISSING,
         (x, y) => x.unwrap_or(0.0).max(y.unwrap_or(0.0)),
     }
 }
 
-/// The length of the longest run of `short` that `long` holds (the longest common
-/// substring, one row of the table at a time).
-fn longest_common_run(short: &[u8], long: &[u8]) -> usize {
-    let mut row = vec![0usize; short.len() + 1];
-    let mut best = 0;
-    for &l in long {
-        for i in (1..=short.len()).rev() {
-            row[i] = if short[i - 1] == l { row[i - 1] + 1 } else { 0 };
-            best = best.max(row[i]);
-        }
+/// The largest share of a code's characters (bytes) that `text` (compact) writes in one
+/// run: the longest common substring of the two, over the code's length.
+fn longest_run_in(codes: &[String], text: &str) -> Option<f64> {
+    if codes.is_empty() {
+        return None;
     }
-    best
+    let bytes = |s: &str| s.bytes().map(u32::from).collect::<Vec<_>>();
+    let text = bytes(text);
+    codes
+        .iter()
+        .map(|c| longest_common_substring(&bytes(c), &text) as f64 / c.len() as f64)
+        .reduce(f64::max)
 }
 
 fn code_conflict(a: &Record, b: &Record) -> f64 {
