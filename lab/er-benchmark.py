@@ -96,7 +96,7 @@ def main() -> int:
     ap.add_argument("--source", default="../shared/data")
     ap.add_argument("--work", default="target/er-benchmark")
     ap.add_argument("--twinpage", default="target/release/twinpage")
-    ap.add_argument("--layout", choices=["site", "bare"], default="site",
+    ap.add_argument("--layout", choices=["site", "bare", "renamed"], default="site",
                     help="how the records are written as pages (training-data/convert_er.py "
                          "--layout); give each layout its own --work")
     ap.add_argument("--only", nargs="*", help="datasets to run (e.g. Textual/Abt-Buy)")

@@ -278,13 +278,50 @@ def render(site: dict, lang: str, title: str, fields: list[tuple[str, str]]) -> 
 
 
 def render_bare(lang: str, title_attr: str, title: str, fields: list[tuple[str, str]],
-                seed: bytes) -> str:
+                seed: bytes, renamed: bool = False) -> str:
     """The same record written as another site might: no site chrome, no heading, the
-    benchmark's own attribute names, one `name: value` line each, in an order drawn from
-    the record (`seed`), the description among them."""
+    benchmark's own attribute names (or, `renamed`, a name drawn for each from the ways
+    bibliographies, schema.org and shops write it: OTHER_NAMES), one `name: value` line
+    each, in an order drawn from the record (`seed`), the description among them."""
+    rng = random.Random(hashlib.sha256(seed).digest())
     lines = [(title_attr, title)] + fields
-    random.Random(hashlib.sha256(seed).digest()).shuffle(lines)
+    rng.shuffle(lines)
+    if renamed:
+        lines = [(rng.choice(OTHER_NAMES.get(k.lower(), [k])), v) for k, v in lines]
     return html_page(lang, title, [f"<div>{esc(k)}: {esc(v)}</div>" for k, v in lines])
+
+
+# How other sites name the benchmarks' attributes (--layout renamed): BibTeX, Dublin Core
+# and schema.org's property names, and shops' and music stores' labels.
+OTHER_NAMES = {
+    "title": ["Title", "Name", "headline", "Paper title", "Product title", "Item"],
+    "name": ["Name", "Title", "Product name", "Item"],
+    "authors": ["Authors", "Author(s)", "creator", "Written by", "author_list"],
+    "venue": ["Venue", "Published in", "booktitle", "Journal/Conference", "Source", "isPartOf"],
+    "year": ["Year", "Publication year", "date", "datePublished", "Pub. year"],
+    "brand": ["Brand", "Manufacturer", "Make", "brand_name", "Vendor"],
+    "manufacturer": ["Manufacturer", "Brand", "Maker", "mfr", "Vendor"],
+    "modelno": ["Model", "Model No.", "Item #", "mpn", "Part number", "model_number"],
+    "price": ["Price", "Price (USD)", "Cost", "Our price", "list_price"],
+    "category": ["Category", "Department", "Type", "product_category", "Section"],
+    "description": ["Description", "Details", "About this item", "Overview", "Product description"],
+    "song_name": ["Song", "Track", "Title", "Track name"],
+    "artist_name": ["Artist", "Performer", "By"],
+    "album_name": ["Album", "Album title", "Release"],
+    "genre": ["Genre", "Style", "Category"],
+    "released": ["Released", "Release date", "Date"],
+    "time": ["Time", "Length", "Duration"],
+    "copyright": ["Copyright", "Label"],
+    "beer_name": ["Beer", "Name", "Beer name"],
+    "brew_factory_name": ["Brewery", "Brewer", "Made by"],
+    "style": ["Style", "Beer style", "Type"],
+    "abv": ["ABV", "Alcohol"],
+    "addr": ["Address", "Street", "addr"],
+    "city": ["City", "Town"],
+    "phone": ["Phone", "Telephone", "Tel."],
+    "type": ["Type", "Cuisine", "Kind of food"],
+    "class": ["Class", "Rating"],
+}
 
 
 def make_url(site: dict, slug: str, digest: str) -> str:
@@ -340,8 +377,9 @@ class Docs:
             if not title:
                 self.stats["empty record"] += 1
                 title = "Untitled"
-        if self.layout == "bare":
-            page = render_bare(lang, tkey or "title", title, attrs, raw.strip().encode())
+        if self.layout in ("bare", "renamed"):
+            page = render_bare(lang, tkey or "title", title, attrs, raw.strip().encode(),
+                               renamed=self.layout == "renamed")
         else:
             page = render(site, lang, title, attrs)
         digest = hashlib.sha256(page.encode("utf-8")).hexdigest()
@@ -451,11 +489,13 @@ def main(argv=None) -> int:
                          "its own (Structured and Dirty both whole), plain pages, no size "
                          "budget: the benchmark protocol (lab/er-benchmark.sh), not for the "
                          "repository")
-    ap.add_argument("--layout", choices=["site", "bare"], default="site",
+    ap.add_argument("--layout", choices=["site", "bare", "renamed"], default="site",
                     help="site: each source's own shop page (header, heading, a table or list "
                          "of labelled fields, footer); bare: no chrome, no heading, the "
                          "benchmark's attribute names as `name: value` lines in an order drawn "
-                         "from each record (how another site might write the same records)")
+                         "from each record (how another site might write the same records); "
+                         "renamed: bare, each attribute under a name drawn from how "
+                         "bibliographies, schema.org and shops write it")
     args = ap.parse_args(argv)
 
     sets = discover(args.source)

@@ -153,8 +153,10 @@ impl Document {
         let title = text::normalise_space(&Selection::from(marked.titles).text());
         let (link_count, link_domains) = links(&marked.anchors);
         let image_count = marked.images;
-        // JSON-LD sits in scripts, which go with the hidden elements.
+        // JSON-LD sits in scripts and citation tags in the head, which go with the hidden
+        // elements.
         let json_ld = record::json_ld_fields(&marked.scripts);
+        let citations = record::meta_fields(&marked.record_metas);
         let scripted = !marked.scripts.is_empty();
         let hides_by_script = marked.scripts.iter().any(|s| hides_elements(&s.text()));
         // A `<noscript>` that asks for JavaScript; not the tracking pixels many pages keep there.
@@ -173,7 +175,14 @@ impl Document {
         let visible_text = seen.map_or_else(|| visible_text(&dom), str::to_string);
         // Each text is split into words once; ids, numbers, spam and the record share the split.
         let visible_tokens: Vec<String> = text::words(&visible_text).collect();
-        let record = Record::read(json_ld, &dom, &title, &visible_text, visible_tokens.len());
+        let record = Record::read(
+            json_ld,
+            citations,
+            &dom,
+            &title,
+            &visible_text,
+            visible_tokens.len(),
+        );
         let visible_words = text::ids_of(&visible_tokens);
         let visible_shingles = text::shingles(&visible_words);
         // Only a DOM that writes something the browser did not show has text to remove.
@@ -274,6 +283,8 @@ const ANCHORS: &str = "a[href]";
 const IMAGES: &str = "img";
 const SCRIPTS: &str = "script";
 const NOTICES: &str = "noscript";
+/// A record's fields in the head: a paper's citation tags, a product's Open Graph ones.
+const RECORD_METAS: &str = "meta[name^='citation_'], meta[property^='product:']";
 /// The elements a script-built app fills in (React, Vue, Next, Nuxt, Angular).
 const APP_ROOTS: &str = "#root, #app, #__next, #__nuxt, [data-reactroot], app-root";
 /// A region the page announces as loading (WAI-ARIA's `aria-busy`): a skeleton or a
@@ -307,6 +318,7 @@ struct Marked<'a> {
     anchors: Vec<NodeRef<'a>>,
     images: usize,
     scripts: Vec<NodeRef<'a>>,
+    record_metas: Vec<NodeRef<'a>>,
     /// `<noscript>` elements.
     notices: Vec<NodeRef<'a>>,
     app_roots: Vec<NodeRef<'a>>,
@@ -317,7 +329,17 @@ struct Marked<'a> {
 impl<'a> Marked<'a> {
     fn find(dom: &'a Dom) -> Marked<'a> {
         let mut marked = Marked::default();
-        let any = css!(&[TITLES, ANCHORS, IMAGES, SCRIPTS, NOTICES, APP_ROOTS, BUSY].join(", "));
+        let any = css!(&[
+            TITLES,
+            ANCHORS,
+            IMAGES,
+            SCRIPTS,
+            RECORD_METAS,
+            NOTICES,
+            APP_ROOTS,
+            BUSY
+        ]
+        .join(", "));
         for node in dom.select_matcher(any).nodes() {
             let is = |matcher: &Matcher| matcher.match_element(node);
             if is(css!(TITLES)) {
@@ -331,6 +353,9 @@ impl<'a> Marked<'a> {
             }
             if is(css!(SCRIPTS)) {
                 marked.scripts.push(*node);
+            }
+            if is(css!(RECORD_METAS)) {
+                marked.record_metas.push(*node);
             }
             if is(css!(NOTICES)) {
                 marked.notices.push(*node);

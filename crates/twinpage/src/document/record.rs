@@ -6,7 +6,11 @@
 //! this order of trust, from JSON-LD, from schema.org `itemprop` attributes, from
 //! label–value rows (`<table>` `th`/`td` or two `td`s, `<dl>` `dt`/`dd`) and from
 //! `Label: value` lines of the visible text. A label names a [`Field`] when it is one of
-//! the usual words for it ([`field_of`]); other labels are kept out. A short page (a
+//! the usual words for it, or when its words say which ([`field_of`]: another site writes
+//! `Author(s)`, `Publication year` or `Song_Name`); other labels are kept out. Fields are
+//! also read from the citation `<meta>` tags of paper pages. What is read by a label's
+//! words or from those tags only adds to a page that is a record by the usual words or
+//! by its length (a byline's `Author` does not make an article a record). A short page (a
 //! name and a line of description) is a record without fields; a longer page with no
 //! recognised field, or with the text of an article, is not ([`Record::read`] gives
 //! None) and its record signals are missing.
@@ -62,9 +66,80 @@ pub struct Record {
     pub quantities: Vec<Quantity>,
 }
 
-/// The field a label names, if any; `label` is compared lower-cased, without a
-/// trailing colon.
+/// The field a label names, if any: one of the usual words for it ([`usual_field`]),
+/// or a short label whose words say which ([`FIELD_WORDS`]).
 pub fn field_of(label: &str) -> Option<Field> {
+    usual_field(label).or_else(|| field_by_words(label))
+}
+
+/// Labels of more words than this are text, not labels.
+const MAX_LABEL_WORDS: usize = 4;
+
+/// The words that make a label name a field, in the order they are tried: `Publication
+/// year` is a year, `Album_Name` a venue, `Manufacturer part number` a model. Words
+/// joined by `+` (`published+in`) must follow each other in the label.
+const FIELD_WORDS: &[(Field, &str)] = &[
+    (Field::Venue, "published+in appeared+in"),
+    (
+        Field::Year,
+        "year yr date released release published issued",
+    ),
+    (Field::Price, "price cost msrp"),
+    (
+        Field::Model,
+        "model modelno mpn sku gtin ean upc isbn asin part+number part+no item+number \
+         item+no product+id product+code item+code",
+    ),
+    (
+        Field::Authors,
+        "author authors writer writers written+by creator creators",
+    ),
+    (
+        Field::Brand,
+        "brand manufacturer maker make mfr brewery brewer factory artist artists performer",
+    ),
+    (
+        Field::Venue,
+        "venue journal conference proceedings booktitle album publisher publication magazine",
+    ),
+    (
+        Field::Category,
+        "category categories subcategory type genre style cuisine department",
+    ),
+    (
+        Field::Description,
+        "description details listing about summary abstract overview features",
+    ),
+    (
+        Field::Name,
+        "name title product song track beer headline item",
+    ),
+];
+
+/// The field of [`FIELD_WORDS`] a label of a few words names: its words split at
+/// anything but letters and digits (`Song_Name`, `Author(s)`), `#` read as `number`.
+fn field_by_words(label: &str) -> Option<Field> {
+    let label = label.to_lowercase().replace('#', " number ");
+    let words: Vec<&str> = label
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() || words.len() > MAX_LABEL_WORDS {
+        return None;
+    }
+    let says = |entry: &str| {
+        let entry: Vec<&str> = entry.split('+').collect();
+        words.windows(entry.len()).any(|w| w == entry.as_slice())
+    };
+    FIELD_WORDS
+        .iter()
+        .find(|(_, entries)| entries.split_whitespace().any(says))
+        .map(|&(field, _)| field)
+}
+
+/// The field a label names when it is one of the usual words for it (schema.org's
+/// property names among them); `label` is compared lower-cased, without a trailing colon.
+fn usual_field(label: &str) -> Option<Field> {
     let label = label.trim().trim_end_matches(':').trim().to_lowercase();
     Some(match label.as_str() {
         "name" | "title" | "product" | "product name" | "song" | "beer" => Field::Name,
@@ -92,11 +167,13 @@ impl Record {
         Some(self.year? == other.year?)
     }
 
-    /// Reads the record of a parsed page from the fields of its JSON-LD (read by
-    /// [`json_ld_fields`] before scripts are removed), its markup and `visible_text`
+    /// Reads the record of a parsed page from the fields of its head (its JSON-LD and
+    /// citation tags, read by [`json_ld_fields`] and [`meta_fields`] before scripts and
+    /// the head are removed), its markup and `visible_text`
     /// of `words` words ([`text::words`]). None when the page is not a record.
     pub fn read(
         json_ld: Vec<(Field, String)>,
+        citations: Vec<(Field, String)>,
         dom: &Dom,
         title: &str,
         visible_text: &str,
@@ -109,11 +186,19 @@ impl Record {
         }
         let mut fields = json_ld;
         itemprops(dom, &mut fields);
-        label_value_rows(dom, &mut fields);
-        label_value_lines(visible_text, &mut fields);
+        label_value_rows(dom, usual_field, &mut fields);
+        label_value_lines(visible_text, &[":"], usual_field, &mut fields);
         if fields.is_empty() && words > SHORT_PAGE_WORDS {
             return None;
         }
+        fields.extend(citations);
+        label_value_rows(dom, field_of, &mut fields);
+        label_value_lines(
+            visible_text,
+            &[":", " \u{2014} ", " \u{2013} "],
+            field_of,
+            &mut fields,
+        );
         let mut record = Record::default();
         for (field, value) in fields {
             record.set(field, &value);
@@ -201,7 +286,7 @@ fn json_ld_value(value: &Value, fields: &mut Vec<(Field, String)>, depth: usize)
                         continue;
                     }
                     "isPartOf" => Some(Field::Venue),
-                    other => field_of(other),
+                    other => usual_field(other),
                 };
                 if let Some(field) = field {
                     if let Some(text) = json_text(inner) {
@@ -233,7 +318,7 @@ fn json_text(value: &Value) -> Option<String> {
 /// element's text) holds the value.
 fn itemprops(dom: &Dom, fields: &mut Vec<(Field, String)>) {
     for element in dom.select_matcher(css!("[itemprop]")).iter() {
-        let Some(field) = element.attr("itemprop").and_then(|name| field_of(&name)) else {
+        let Some(field) = element.attr("itemprop").and_then(|name| usual_field(&name)) else {
             continue;
         };
         let value = element
@@ -245,7 +330,7 @@ fn itemprops(dom: &Dom, fields: &mut Vec<(Field, String)>) {
 
 /// Fields of label–value rows: `<tr>` with a `th` and a `td` (or two `td`s), `<dt>`
 /// followed by its `<dd>`.
-fn label_value_rows(dom: &Dom, fields: &mut Vec<(Field, String)>) {
+fn label_value_rows(dom: &Dom, read: fn(&str) -> Option<Field>, fields: &mut Vec<(Field, String)>) {
     for row in dom.select_matcher(css!("tr")).iter() {
         let cells = row.select_matcher(css!("th, td"));
         if cells.length() != 2 {
@@ -253,13 +338,13 @@ fn label_value_rows(dom: &Dom, fields: &mut Vec<(Field, String)>) {
         }
         let mut cells = cells.iter();
         if let (Some(label), Some(value)) = (cells.next(), cells.next()) {
-            if let Some(field) = field_of(&label.text()) {
+            if let Some(field) = read(&label.text()) {
                 fields.push((field, value.text().to_string()));
             }
         }
     }
     for term in dom.select_matcher(css!("dt")).iter() {
-        let Some(field) = field_of(&term.text()) else {
+        let Some(field) = read(&term.text()) else {
             continue;
         };
         let value = term.next_sibling();
@@ -269,17 +354,66 @@ fn label_value_rows(dom: &Dom, fields: &mut Vec<(Field, String)>) {
     }
 }
 
-/// Fields of `Label: value` lines of the visible text.
-fn label_value_lines(visible_text: &str, fields: &mut Vec<(Field, String)>) {
+/// Fields of `Label: value` lines of the visible text, the label and its value parted by
+/// the first of `separators` the line holds.
+fn label_value_lines(
+    visible_text: &str,
+    separators: &[&str],
+    read: fn(&str) -> Option<Field>,
+    fields: &mut Vec<(Field, String)>,
+) {
     for line in visible_text.lines() {
-        if let Some((label, value)) = line.split_once(':') {
+        let split = separators.iter().find_map(|sep| line.split_once(sep));
+        if let Some((label, value)) = split {
             if label.len() <= 24 {
-                if let Some(field) = field_of(label) {
+                if let Some(field) = read(label) {
                     fields.push((field, value.to_string()));
                 }
             }
         }
     }
+}
+
+/// The field of a paper's citation `<meta>` tag (Google Scholar's `citation_*`) or of a
+/// product's Open Graph `product:*` one. (Dublin Core's `DC.*` tags are left out: many a
+/// blog's software writes them on every post.)
+fn meta_field(name: &str) -> Option<Field> {
+    Some(match name.to_lowercase().as_str() {
+        "citation_title" => Field::Name,
+        "citation_author" => Field::Authors,
+        "citation_journal_title"
+        | "citation_conference_title"
+        | "citation_inbook_title"
+        | "citation_book_title"
+        | "citation_publisher" => Field::Venue,
+        "citation_publication_date" | "citation_date" | "citation_year" => Field::Year,
+        "product:brand" => Field::Brand,
+        "product:price:amount" => Field::Price,
+        "product:mfr_part_no" | "product:retailer_item_id" => Field::Model,
+        _ => return None,
+    })
+}
+
+/// Fields of a page's citation `<meta>` tags ([`meta_field`]); a paper's
+/// `citation_author` tags, one an author, make one authors field.
+pub fn meta_fields(metas: &[NodeRef]) -> Vec<(Field, String)> {
+    let mut fields = Vec::new();
+    let mut authors = Vec::new();
+    for meta in metas {
+        let name = meta.attr("name").or_else(|| meta.attr("property"));
+        let Some(field) = name.and_then(|n| meta_field(&n)) else {
+            continue;
+        };
+        let value = meta.attr("content").unwrap_or_default().to_string();
+        match field {
+            Field::Authors => authors.push(value),
+            _ => fields.push((field, value)),
+        }
+    }
+    if !authors.is_empty() {
+        fields.push((Field::Authors, authors.join(", ")));
+    }
+    fields
 }
 
 /// The first number of a price (`$1,299.00`, `1299,00 €`, `EUR 45`).
@@ -445,12 +579,14 @@ mod tests {
         let dom = Dom::from(html);
         let title = text::normalise_space(&dom.select_matcher(css!("title")).text());
         let json_ld = json_ld_fields(dom.select_matcher(css!("script")).nodes());
+        let citations = meta_fields(dom.select_matcher(css!("meta")).nodes());
         let visible = dom
             .select_matcher(css!("body"))
             .formatted_text()
             .to_string();
         Record::read(
             json_ld,
+            citations,
             &dom,
             &title,
             &visible,
@@ -553,6 +689,59 @@ mod tests {
             .expect("a record");
         assert_eq!(lines.brand.as_deref(), Some("Apple"));
         assert_eq!(lines.codes, ["mb467ll", "mb467lla"]);
+    }
+
+    #[test]
+    fn labels_read_by_their_words() {
+        let read = |label| field_of(label);
+        assert_eq!(read("Author(s):"), Some(Field::Authors));
+        assert_eq!(read("Publication year"), Some(Field::Year));
+        assert_eq!(read("Published in"), Some(Field::Venue));
+        assert_eq!(read("Song_Name"), Some(Field::Name));
+        assert_eq!(read("Album_Name"), Some(Field::Venue));
+        assert_eq!(read("Brew_Factory_Name"), Some(Field::Brand));
+        assert_eq!(read("Item #"), Some(Field::Model));
+        assert_eq!(read("Manufacturer part number"), Some(Field::Model));
+        assert_eq!(read("Retail price (USD)"), Some(Field::Price));
+        assert_eq!(read("Tech specs"), None);
+        assert_eq!(read("The name of this rose in the old books"), None);
+    }
+
+    #[test]
+    fn a_record_written_in_other_words() {
+        let paper = record(
+            "<html><body><div>Booktitle: SIGMOD Conference</div>\
+             <div>Paper title: Efficient query processing over XML streams</div>\
+             <div>Publication year: 2003</div><div>Author(s): M. Franklin, Y. Diao</div>\
+             </body></html>",
+        )
+        .expect("a short page is a record");
+        assert_eq!(
+            paper.name.as_deref(),
+            Some("Efficient query processing over XML streams")
+        );
+        assert_eq!(paper.authors.as_deref(), Some("M. Franklin, Y. Diao"));
+        assert_eq!(paper.venue.as_deref(), Some("SIGMOD Conference"));
+        assert_eq!(paper.year, Some(2003));
+
+        let cited = record(
+            "<html><head><meta name=citation_title content='Efficient joins'>\
+             <meta name=citation_author content='A. Smith'><meta name=citation_author content='B. Jones'>\
+             <meta name=citation_conference_title content=VLDB>\
+             <meta name=citation_publication_date content=2003/09/01></head>\
+             <body><h1>Efficient joins</h1><p>A. Smith and B. Jones.</p></body></html>",
+        )
+        .expect("a record");
+        assert_eq!(cited.authors.as_deref(), Some("A. Smith, B. Jones"));
+        assert_eq!(cited.venue.as_deref(), Some("VLDB"));
+        assert_eq!(cited.year, Some(2003));
+
+        // A byline read by its words does not make an article a record.
+        let story = format!(
+            "<html><body><pre>Written by: A. Smith</pre><p>{}</p></body></html>",
+            "story ".repeat(400)
+        );
+        assert_eq!(record(&story), None);
     }
 
     #[test]
