@@ -17,8 +17,10 @@ output is byte-identical.  Python 3.11 standard library only.
     python3 training-data/convert_er.py --seed 7 --source ../shared/data --out training-data/er
 
 `--layout bare` writes the same records as another site might (no chrome, the benchmark's
-attribute names as `name: value` lines in an order drawn from each record): to judge that
-reading a record does not lean on one way of writing it (lab/er-benchmark.py --layout).
+attribute names as `name: value` lines in an order drawn from each record); `--layout
+renamed` does the same under other names for the attributes (OTHER_NAMES: how BibTeX,
+Dublin Core, schema.org and shops name them): to judge that reading a record does not
+lean on one way of writing it (lab/er-benchmark.py --layout).
 """
 
 from __future__ import annotations
