@@ -6,7 +6,7 @@
 //! this order of trust, from JSON-LD, from schema.org `itemprop` attributes, from
 //! label–value rows (`<table>` `th`/`td` or two `td`s, `<dl>` `dt`/`dd`) and from
 //! `Label: value` lines of the visible text. A label names a [`Field`] when it is one of
-//! the usual words for it, or when its words say which ([`field_of`]: another site writes
+//! the usual words for it, or when its words say which (`field_of`: another site writes
 //! `Author(s)`, `Publication year` or `Song_Name`); other labels are kept out. Fields are
 //! also read from the citation `<meta>` tags of paper pages. What is read by a label's
 //! words or from those tags only adds to a page that is a record by the usual words or
@@ -67,9 +67,33 @@ pub struct Record {
 }
 
 /// The field a label names, if any: one of the usual words for it ([`usual_field`]),
-/// or a short label whose words say which ([`FIELD_WORDS`]).
-pub fn field_of(label: &str) -> Option<Field> {
-    usual_field(label).or_else(|| field_by_words(label))
+/// or a short label whose words say which ([`FIELD_WORDS`]); and whether it was one of
+/// the usual words, the only labels that make a page a record.
+fn field_of(label: &str) -> Option<(Field, bool)> {
+    usual_field(label)
+        .map(|field| (field, true))
+        .or_else(|| field_by_words(label).map(|field| (field, false)))
+}
+
+/// What parts a line's label from its value: a colon, or a dash between spaces.
+const LINE_SEPARATORS: [&str; 3] = [":", " \u{2014} ", " \u{2013} "];
+
+/// Fields found on a page: those that make it a record, and those that only add to one
+/// (read by a label's words, after a dash, or from citation tags).
+struct Found {
+    evidence: Vec<(Field, String)>,
+    more: Vec<(Field, String)>,
+}
+
+impl Found {
+    fn push(&mut self, field: Field, evidence: bool, value: String) {
+        let list = if evidence {
+            &mut self.evidence
+        } else {
+            &mut self.more
+        };
+        list.push((field, value));
+    }
 }
 
 /// Labels of more words than this are text, not labels.
@@ -184,23 +208,18 @@ impl Record {
         if words == 0 || words > MAX_RECORD_WORDS {
             return None;
         }
-        let mut fields = json_ld;
-        itemprops(dom, &mut fields);
-        label_value_rows(dom, usual_field, &mut fields);
-        label_value_lines(visible_text, &[":"], usual_field, &mut fields);
-        if fields.is_empty() && words > SHORT_PAGE_WORDS {
+        let mut found = Found {
+            evidence: json_ld,
+            more: citations,
+        };
+        itemprops(dom, &mut found.evidence);
+        label_value_rows(dom, &mut found);
+        label_value_lines(visible_text, &mut found);
+        if found.evidence.is_empty() && words > SHORT_PAGE_WORDS {
             return None;
         }
-        fields.extend(citations);
-        label_value_rows(dom, field_of, &mut fields);
-        label_value_lines(
-            visible_text,
-            &[":", " \u{2014} ", " \u{2013} "],
-            field_of,
-            &mut fields,
-        );
         let mut record = Record::default();
-        for (field, value) in fields {
+        for (field, value) in found.evidence.into_iter().chain(found.more) {
             record.set(field, &value);
         }
         if record.name.is_none() {
@@ -330,7 +349,7 @@ fn itemprops(dom: &Dom, fields: &mut Vec<(Field, String)>) {
 
 /// Fields of label–value rows: `<tr>` with a `th` and a `td` (or two `td`s), `<dt>`
 /// followed by its `<dd>`.
-fn label_value_rows(dom: &Dom, read: fn(&str) -> Option<Field>, fields: &mut Vec<(Field, String)>) {
+fn label_value_rows(dom: &Dom, found: &mut Found) {
     for row in dom.select_matcher(css!("tr")).iter() {
         let cells = row.select_matcher(css!("th, td"));
         if cells.length() != 2 {
@@ -338,37 +357,35 @@ fn label_value_rows(dom: &Dom, read: fn(&str) -> Option<Field>, fields: &mut Vec
         }
         let mut cells = cells.iter();
         if let (Some(label), Some(value)) = (cells.next(), cells.next()) {
-            if let Some(field) = read(&label.text()) {
-                fields.push((field, value.text().to_string()));
+            if let Some((field, usual)) = field_of(&label.text()) {
+                found.push(field, usual, value.text().to_string());
             }
         }
     }
     for term in dom.select_matcher(css!("dt")).iter() {
-        let Some(field) = read(&term.text()) else {
+        let Some((field, usual)) = field_of(&term.text()) else {
             continue;
         };
         let value = term.next_sibling();
         if value.is("dd") {
-            fields.push((field, value.text().to_string()));
+            found.push(field, usual, value.text().to_string());
         }
     }
 }
 
-/// Fields of `Label: value` lines of the visible text, the label and its value parted by
-/// the first of `separators` the line holds.
-fn label_value_lines(
-    visible_text: &str,
-    separators: &[&str],
-    read: fn(&str) -> Option<Field>,
-    fields: &mut Vec<(Field, String)>,
-) {
+/// Fields of `Label: value` lines of the visible text (or `Label — value`, which only
+/// adds to a record: a dash parts many a headline).
+fn label_value_lines(visible_text: &str, found: &mut Found) {
     for line in visible_text.lines() {
-        let split = separators.iter().find_map(|sep| line.split_once(sep));
-        if let Some((label, value)) = split {
-            if label.len() <= 24 {
-                if let Some(field) = read(label) {
-                    fields.push((field, value.to_string()));
-                }
+        let split = LINE_SEPARATORS
+            .iter()
+            .find_map(|&sep| Some((line.split_once(sep)?, sep == ":")));
+        let Some(((label, value), colon)) = split else {
+            continue;
+        };
+        if label.len() <= 24 {
+            if let Some((field, usual)) = field_of(label) {
+                found.push(field, usual && colon, value.to_string());
             }
         }
     }
@@ -693,7 +710,7 @@ mod tests {
 
     #[test]
     fn labels_read_by_their_words() {
-        let read = |label| field_of(label);
+        let read = |label| field_of(label).map(|(field, _)| field);
         assert_eq!(read("Author(s):"), Some(Field::Authors));
         assert_eq!(read("Publication year"), Some(Field::Year));
         assert_eq!(read("Published in"), Some(Field::Venue));
