@@ -11,7 +11,7 @@ from one seed to the next (the seed draws the fit / calibration split and the tr
 
     lab/er-benchmark.py [--source ../shared/data] [--work target/er-benchmark]
                             [--twinpage target/release/twinpage] [--only NAME ...]
-                            [--seed N ...] [--train-args "--every-pair --precision-target 0.95"]
+                            [--seed N ...] [--train-args "--fit judged --precision-target 0.95"]
                             [--layout bare|renamed --work target/er-benchmark-LAYOUT]
 
 Needs `cargo build --release` first. Python 3 standard library only. About 3 minutes on

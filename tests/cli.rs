@@ -323,6 +323,26 @@ fn train_evaluate_explain_round_trip() {
         text.contains("F1") && text.contains("forest: 100 trees"),
         "{text}"
     );
+    // Record pairs throughout: the model written learnt from every pair.
+    assert!(
+        text.contains("fit: every pair (100 % of the pairs are two records"),
+        "{text}"
+    );
+    let fitted = |path: &Path| -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(&fs::read_to_string(path).unwrap()).unwrap()
+            ["training"]["fitted_on_every_pair"]
+            .clone()
+    };
+    assert_eq!(fitted(&model), true);
+    let judged = dir.path().join("judged.json");
+    twinpage()
+        .args([
+            "train", "--seed", "3", "--fit", "judged", "--pairs", er, "--out",
+        ])
+        .arg(&judged)
+        .assert()
+        .success();
+    assert_eq!(fitted(&judged), false);
     let again = dir.path().join("m2.json");
     twinpage()
         .args(["train", "--seed", "3", "--pairs", er, "--out"])

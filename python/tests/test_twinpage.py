@@ -159,7 +159,7 @@ def test_a_model_trained_in_python_loads_in_the_command_line_and_back(tmp_path):
     base = ROOT / "training-data" / "er"
     for column in ("html_a", "html_b"):
         train[column] = [str(base / v) for v in train[column]]
-    model = twinpage.train(train, tmp_path / "m.json", render=False, trees=8, seed=3)
+    model = twinpage.train(train, tmp_path / "m.json", render=False, trees=8, seed=3, fit="judged")
     assert Path(model.path).is_file()
     # A flag given as True: the model written is fitted on every pair once judged.
     every = twinpage.train(train, tmp_path / "every.json", render=False, trees=8, seed=3, every_pair=True)
@@ -172,7 +172,7 @@ def test_a_model_trained_in_python_loads_in_the_command_line_and_back(tmp_path):
     # and a model the command line trained, loaded in Python
     cli_pairs = tmp_path / "train.csv"
     train.to_csv(cli_pairs, index=False)
-    cli("train", "--pairs", cli_pairs, "--out", tmp_path / "cli.json", "--no-render", "--trees", "8", "--seed", "3")
+    cli("train", "--pairs", cli_pairs, "--out", tmp_path / "cli.json", "--no-render", "--trees", "8", "--seed", "3", "--fit", "judged")
     again = twinpage.Model.load(tmp_path / "cli.json").score(frame, render="never")
     assert list(again["p_duplicate"]) == list(ours["p_duplicate"])
 

@@ -464,9 +464,10 @@ def train(
     and writes it to ``out``; the model loads in the command line too.
 
     params: the options of ``twinpage train`` without their dashes, e.g.
-    ``trees=100, seed=7, estimator="forest", max_depth=12, precision_target=0.98``;
-    a flag as ``True``: ``every_pair=True`` (for record pairs: the model written is
-    fitted on every pair once judged).
+    ``trees=100, seed=7, estimator="forest", max_depth=12, precision_target=0.98``,
+    ``fit="judged"`` (the model judged on the held-out fifth, where a set of record
+    pairs is otherwise fitted on every pair once judged); a flag as ``True``:
+    ``every_pair=True``.
     render: train on fetched and rendered bodies (Chromium renders what the cache
     lacks); False: a fetched-only model.
     """

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::declared::{Declared, Estimators};
+use twinpage::model::train::{self, Fit};
 use twinpage::model::{estimator_named, KINDS};
-use twinpage::model::{train, DecisionPolicy, Model, TrainingInfo};
+use twinpage::model::{DecisionPolicy, Model, TrainingInfo};
 use twinpage::pipeline;
 use twinpage::signals::contrast;
 use twinpage_semantic::{CrossEncoderParams, TrainedReader};
@@ -58,13 +59,38 @@ pub struct Args {
     /// worse than the forest alone (on a few hundred pairs that verdict is noise).
     #[arg(long, requires = "cross_encoder")]
     keep_cross_encoder: bool,
-    /// Write a model fitted on every pair (75 % fit, 25 % calibration) once the same
-    /// training on 60 / 20 / 20 % is judged: more labels learnt (up to 4 points of F1 on
-    /// the record benchmarks), thresholds from another calibration draw
-    #[arg(long)]
+    /// Which model is written: `judged`, the one fitted on 60 % of the pairs,
+    /// calibrated on 20 % and judged on the last 20 %; `every-pair`, fitted again on
+    /// every pair once judged (75 % fit, 25 % calibration: up to 4 points of F1 on the
+    /// record benchmarks, thresholds from another calibration draw); `auto`,
+    /// `every-pair` when nine pairs in ten or more are two records (products, papers),
+    /// else `judged` (on web pages `every-pair` sent more pairs to review).
+    #[arg(long, value_enum, default_value_t = FitChoice::Auto)]
+    fit: FitChoice,
+    /// Same as `--fit every-pair`.
+    #[arg(long, conflicts_with = "fit")]
     every_pair: bool,
     #[command(flatten)]
     render: super::inputs::RenderArgs,
+}
+
+/// Which model `train` writes (see [`train::Fit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FitChoice {
+    Auto,
+    Judged,
+    EveryPair,
+}
+
+impl Args {
+    /// The fit asked for, or the one the set's share of record pairs chooses.
+    fn fit(&self, record_share: f64) -> Fit {
+        match (self.fit, self.every_pair) {
+            (_, true) | (FitChoice::EveryPair, _) => Fit::EveryPair,
+            (FitChoice::Judged, _) => Fit::Judged,
+            (FitChoice::Auto, _) => Fit::for_record_share(record_share),
+        }
+    }
 }
 
 fn kind_names() -> clap::builder::PossibleValuesParser {
@@ -98,15 +124,23 @@ pub fn run(args: Args) -> Result<()> {
             .iter_mut()
             .for_each(|x| x[slots.clone()].fill(twinpage::signals::MISSING));
     }
-    let (judged, trained) = if args.every_pair {
-        let (judged, kept) =
-            train::train_judged_then_every_pair(&set, words, learner.as_ref(), &policy, args.seed)?;
-        (judged, Some(kept))
-    } else {
-        (
+    let record_share = train::record_pair_share(&set, &signals);
+    let fit = args.fit(record_share);
+    let (judged, trained) = match fit {
+        Fit::EveryPair => {
+            let (judged, kept) = train::train_judged_then_every_pair(
+                &set,
+                words,
+                learner.as_ref(),
+                &policy,
+                args.seed,
+            )?;
+            (judged, Some(kept))
+        }
+        Fit::Judged => (
             train::train(&set, words, learner.as_ref(), &policy, args.seed)?,
             None,
-        )
+        ),
     };
     let reader = match &args.cross_encoder {
         Some(package) => {
@@ -153,6 +187,17 @@ pub fn run(args: Args) -> Result<()> {
             ""
         }
     )?;
+    if args.fit == FitChoice::Auto && !args.every_pair {
+        outln!(
+            "fit: {} ({:.0} % of the pairs are two records; every pair from {:.0} %, --fit to choose)",
+            match fit {
+                Fit::EveryPair => "every pair",
+                Fit::Judged => "judged",
+            },
+            record_share * 100.0,
+            train::EVERY_PAIR_RECORD_SHARE * 100.0
+        )?;
+    }
     outln!("{}", model.estimator.summary())?;
     outln!(
         "thresholds: duplicate at p >= {:.4}, distinct at p <= {:.4} (precision target {}); labelled duplicate at p >= {:.4} (F1)",
