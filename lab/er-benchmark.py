@@ -12,7 +12,7 @@ from one seed to the next (the seed draws the fit / calibration split and the tr
     lab/er-benchmark.py [--source ../shared/data] [--work target/er-benchmark]
                             [--twinpage target/release/twinpage] [--only NAME ...]
                             [--seed N ...] [--train-args "--fit judged --precision-target 0.95"]
-                            [--layout bare|renamed --work target/er-benchmark-LAYOUT]
+                            [--layout bare|renamed|across --work target/er-benchmark-LAYOUT]
 
 Needs `cargo build --release` first. Python 3 standard library only. About 3 minutes on
 2 cores (conversion of ~46k records, then ~20 trainings and evaluations).
@@ -96,7 +96,7 @@ def main() -> int:
     ap.add_argument("--source", default="../shared/data")
     ap.add_argument("--work", default="target/er-benchmark")
     ap.add_argument("--twinpage", default="target/release/twinpage")
-    ap.add_argument("--layout", choices=["site", "bare", "renamed"], default="site",
+    ap.add_argument("--layout", choices=["site", "bare", "renamed", "across"], default="site",
                     help="how the records are written as pages (training-data/convert_er.py "
                          "--layout); give each layout its own --work")
     ap.add_argument("--only", nargs="*", help="datasets to run (e.g. Textual/Abt-Buy)")

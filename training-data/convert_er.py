@@ -19,7 +19,8 @@ output is byte-identical.  Python 3.11 standard library only.
 `--layout bare` writes the same records as another site might (no chrome, the benchmark's
 attribute names as `name: value` lines in an order drawn from each record); `--layout
 renamed` does the same under other names for the attributes (OTHER_NAMES: how BibTeX,
-Dublin Core, schema.org and shops name them): to judge that reading a record does not
+Dublin Core, schema.org and shops name them); `--layout across` writes those names as
+a table's header row over one row of values: to judge that reading a record does not
 lean on one way of writing it (lab/er-benchmark.py --layout).
 """
 
@@ -280,16 +281,21 @@ def render(site: dict, lang: str, title: str, fields: list[tuple[str, str]]) -> 
 
 
 def render_bare(lang: str, title_attr: str, title: str, fields: list[tuple[str, str]],
-                seed: bytes, renamed: bool = False) -> str:
+                seed: bytes, renamed: bool = False, across: bool = False) -> str:
     """The same record written as another site might: no site chrome, no heading, the
     benchmark's own attribute names (or, `renamed`, a name drawn for each from the ways
     bibliographies, schema.org and shops write it: OTHER_NAMES), one `name: value` line
-    each, in an order drawn from the record (`seed`), the description among them."""
+    each, in an order drawn from the record (`seed`), the description among them; or,
+    `across`, renamed and written across a table: a row of names over a row of values."""
     rng = random.Random(hashlib.sha256(seed).digest())
     lines = [(title_attr, title)] + fields
     rng.shuffle(lines)
-    if renamed:
+    if renamed or across:
         lines = [(rng.choice(OTHER_NAMES.get(k.lower(), [k])), v) for k, v in lines]
+    if across:
+        head = "".join(f"<th>{esc(k)}</th>" for k, _ in lines)
+        row = "".join(f"<td>{esc(v)}</td>" for _, v in lines)
+        return html_page(lang, title, [f"<table><tr>{head}</tr><tr>{row}</tr></table>"])
     return html_page(lang, title, [f"<div>{esc(k)}: {esc(v)}</div>" for k, v in lines])
 
 
@@ -379,9 +385,9 @@ class Docs:
             if not title:
                 self.stats["empty record"] += 1
                 title = "Untitled"
-        if self.layout in ("bare", "renamed"):
+        if self.layout in ("bare", "renamed", "across"):
             page = render_bare(lang, tkey or "title", title, attrs, raw.strip().encode(),
-                               renamed=self.layout == "renamed")
+                               renamed=self.layout == "renamed", across=self.layout == "across")
         else:
             page = render(site, lang, title, attrs)
         digest = hashlib.sha256(page.encode("utf-8")).hexdigest()
@@ -491,13 +497,14 @@ def main(argv=None) -> int:
                          "its own (Structured and Dirty both whole), plain pages, no size "
                          "budget: the benchmark protocol (lab/er-benchmark.sh), not for the "
                          "repository")
-    ap.add_argument("--layout", choices=["site", "bare", "renamed"], default="site",
+    ap.add_argument("--layout", choices=["site", "bare", "renamed", "across"], default="site",
                     help="site: each source's own shop page (header, heading, a table or list "
                          "of labelled fields, footer); bare: no chrome, no heading, the "
                          "benchmark's attribute names as `name: value` lines in an order drawn "
                          "from each record (how another site might write the same records); "
                          "renamed: bare, each attribute under a name drawn from how "
-                         "bibliographies, schema.org and shops write it")
+                         "bibliographies, schema.org and shops write it; across: renamed, "
+                         "written across a table (a row of names over a row of values)")
     args = ap.parse_args(argv)
 
     sets = discover(args.source)

@@ -4,8 +4,9 @@
 //! Two shop pages are the same product when they name the same model, not when their
 //! words overlap, so record pairs need their fields side by side. Fields are read, in
 //! this order of trust, from JSON-LD, from schema.org `itemprop` attributes, from
-//! label–value rows (`<table>` `th`/`td` or two `td`s, `<dl>` `dt`/`dd`) and from
-//! `Label: value` lines of the visible text. A label names a [`Field`] when it is one of
+//! label–value rows (`<table>` `th`/`td` or two `td`s, `<dl>` `dt`/`dd`, or a table
+//! written across: a row of labels over one row of values) and from `Label: value`
+//! lines of the visible text (BibTeX's `label = {value},` too). A label names a [`Field`] when it is one of
 //! the usual words for it, or when its words say which (`field_of`: another site writes
 //! `Author(s)`, `Publication year` or `Song_Name`); other labels are kept out. Fields are
 //! also read from the citation `<meta>` tags of paper pages. What is read by a label's
@@ -75,8 +76,9 @@ fn field_of(label: &str) -> Option<(Field, bool)> {
         .or_else(|| field_by_words(label).map(|field| (field, false)))
 }
 
-/// What parts a line's label from its value: a colon, or a dash between spaces.
-const LINE_SEPARATORS: [&str; 3] = [":", " \u{2014} ", " \u{2013} "];
+/// What parts a line's label from its value: a colon, a dash between spaces, or an
+/// equals sign between spaces (BibTeX's `author = {…},`).
+const LINE_SEPARATORS: [&str; 4] = [":", " \u{2014} ", " \u{2013} ", " = "];
 
 /// Fields found on a page: those that make it a record, and those that only add to one
 /// (read by a label's words, after a dash, or from citation tags).
@@ -348,7 +350,7 @@ fn itemprops(dom: &Dom, fields: &mut Vec<(Field, String)>) {
 }
 
 /// Fields of label–value rows: `<tr>` with a `th` and a `td` (or two `td`s), `<dt>`
-/// followed by its `<dd>`.
+/// followed by its `<dd>`; and of a table written across ([`label_value_columns`]).
 fn label_value_rows(dom: &Dom, found: &mut Found) {
     for row in dom.select_matcher(css!("tr")).iter() {
         let cells = row.select_matcher(css!("th, td"));
@@ -357,11 +359,16 @@ fn label_value_rows(dom: &Dom, found: &mut Found) {
         }
         let mut cells = cells.iter();
         if let (Some(label), Some(value)) = (cells.next(), cells.next()) {
+            // Two `th`s head the columns of a table written across.
+            if value.is("th") {
+                continue;
+            }
             if let Some((field, usual)) = field_of(&label.text()) {
                 found.push(field, usual, value.text().to_string());
             }
         }
     }
+    label_value_columns(dom, found);
     for term in dom.select_matcher(css!("dt")).iter() {
         let Some((field, usual)) = field_of(&term.text()) else {
             continue;
@@ -373,21 +380,67 @@ fn label_value_rows(dom: &Dom, found: &mut Found) {
     }
 }
 
-/// Fields of `Label: value` lines of the visible text (or `Label — value`, which only
-/// adds to a record: a dash parts many a headline).
+/// Fields of a table written across: a row of `th` labels over a single row of values,
+/// cell under cell. A table of more rows lists several things, not one.
+fn label_value_columns(dom: &Dom, found: &mut Found) {
+    let cells = |row: &NodeRef, name: &str| -> Option<Vec<String>> {
+        let cells = row.element_children();
+        cells
+            .iter()
+            .all(|cell| cell.has_name(name))
+            .then(|| cells.iter().map(|cell| cell.text().to_string()).collect())
+    };
+    for table in dom.select_matcher(css!("table")).iter() {
+        let rows = table.select_matcher(css!("tr"));
+        let [head, values] = rows.nodes() else {
+            continue;
+        };
+        let (Some(labels), Some(values)) = (cells(head, "th"), cells(values, "td")) else {
+            continue;
+        };
+        if labels.len() < 2 || labels.len() != values.len() {
+            continue;
+        }
+        for (label, value) in labels.iter().zip(values) {
+            if let Some((field, usual)) = field_of(label) {
+                found.push(field, usual, value);
+            }
+        }
+    }
+}
+
+/// Fields of `Label: value` lines of the visible text (or `Label — value` and
+/// `label = {value},`, which only add to a record: a dash parts many a headline, an
+/// equals sign many a line of code).
 fn label_value_lines(visible_text: &str, found: &mut Found) {
     for line in visible_text.lines() {
         let split = LINE_SEPARATORS
             .iter()
-            .find_map(|&sep| Some((line.split_once(sep)?, sep == ":")));
-        let Some(((label, value), colon)) = split else {
+            .find_map(|&sep| Some((line.split_once(sep)?, sep)));
+        let Some(((label, value), sep)) = split else {
             continue;
         };
         if label.len() <= 24 {
             if let Some((field, usual)) = field_of(label) {
-                found.push(field, usual && colon, value.to_string());
+                let value = match sep {
+                    " = " => unbraced(value),
+                    _ => value.to_string(),
+                };
+                found.push(field, usual && sep == ":", value);
             }
         }
+    }
+}
+
+/// A value without the braces, quotes and closing comma BibTeX writes around it
+/// (`{Efficient {SQL} Queries},` is `Efficient SQL Queries`); other values as they are.
+fn unbraced(value: &str) -> String {
+    let value = value.trim();
+    let inner = value.strip_suffix(',').unwrap_or(value).trim();
+    if inner.starts_with(['{', '"']) {
+        inner.replace(['{', '}'], "").trim_matches('"').to_string()
+    } else {
+        value.to_string()
     }
 }
 
@@ -759,6 +812,42 @@ mod tests {
             "story ".repeat(400)
         );
         assert_eq!(record(&story), None);
+    }
+
+    #[test]
+    fn a_record_written_across_a_table_or_as_bibtex() {
+        let across = record(
+            "<html><body><table><tr><th>Product title</th><th>Vendor</th><th>Price (USD)</th><th>mpn</th></tr>\
+             <tr><td>Sony DSC-W55 camera</td><td>Sony</td><td>$129.99</td><td>DSCW55</td></tr></table></body></html>",
+        )
+        .expect("a record");
+        assert_eq!(across.name.as_deref(), Some("Sony DSC-W55 camera"));
+        assert_eq!(across.price, Some(129.99));
+        assert_eq!(across.model.as_deref(), Some("DSCW55"));
+        assert_eq!(across.brand, None, "`Vendor` stays unread");
+        // A table of several rows lists several things: none of its cells is a field.
+        let listing = record(
+            "<html><body><table><tr><th>Title</th><th>Year</th></tr>\
+             <tr><td>First</td><td>2001</td></tr><tr><td>Second</td><td>2002</td></tr></table></body></html>",
+        )
+        .expect("a short page is a record");
+        assert_eq!(listing.year, None);
+        // Two header cells are no label and value.
+        let headed = record(
+            "<html><body><table><tr><th>Title</th><th>Year</th></tr></table><h1>A paper</h1></body></html>",
+        )
+        .expect("a short page is a record");
+        assert_eq!(headed.name.as_deref(), Some("A paper"));
+
+        let bibtex = record(
+            "<html><body><pre>@inproceedings{franklin03,\n  title = {Efficient {XML} Stream Queries},\n  \
+             author = {M. Franklin and Y. Diao},\n  booktitle = \"SIGMOD Conference\",\n  year = 2003\n}</pre></body></html>",
+        )
+        .expect("a record");
+        assert_eq!(bibtex.name.as_deref(), Some("Efficient XML Stream Queries"));
+        assert_eq!(bibtex.authors.as_deref(), Some("M. Franklin and Y. Diao"));
+        assert_eq!(bibtex.venue.as_deref(), Some("SIGMOD Conference"));
+        assert_eq!(bibtex.year, Some(2003));
     }
 
     #[test]
