@@ -281,18 +281,18 @@ def render(site: dict, lang: str, title: str, fields: list[tuple[str, str]]) -> 
 
 
 def render_bare(lang: str, title_attr: str, title: str, fields: list[tuple[str, str]],
-                seed: bytes, renamed: bool = False, across: bool = False) -> str:
+                seed: bytes, layout: str = "bare") -> str:
     """The same record written as another site might: no site chrome, no heading, the
-    benchmark's own attribute names (or, `renamed`, a name drawn for each from the ways
+    benchmark's own attribute names (`bare`; else a name drawn for each from the ways
     bibliographies, schema.org and shops write it: OTHER_NAMES), one `name: value` line
-    each, in an order drawn from the record (`seed`), the description among them; or,
-    `across`, renamed and written across a table: a row of names over a row of values."""
+    each, in an order drawn from the record (`seed`), the description among them; or
+    written across a table, a row of names over a row of values (`across`)."""
     rng = random.Random(hashlib.sha256(seed).digest())
     lines = [(title_attr, title)] + fields
     rng.shuffle(lines)
-    if renamed or across:
+    if layout != "bare":
         lines = [(rng.choice(OTHER_NAMES.get(k.lower(), [k])), v) for k, v in lines]
-    if across:
+    if layout == "across":
         head = "".join(f"<th>{esc(k)}</th>" for k, _ in lines)
         row = "".join(f"<td>{esc(v)}</td>" for _, v in lines)
         return html_page(lang, title, [f"<table><tr>{head}</tr><tr>{row}</tr></table>"])
@@ -385,9 +385,9 @@ class Docs:
             if not title:
                 self.stats["empty record"] += 1
                 title = "Untitled"
-        if self.layout in ("bare", "renamed", "across"):
+        if self.layout != "site":
             page = render_bare(lang, tkey or "title", title, attrs, raw.strip().encode(),
-                               renamed=self.layout == "renamed", across=self.layout == "across")
+                               self.layout)
         else:
             page = render(site, lang, title, attrs)
         digest = hashlib.sha256(page.encode("utf-8")).hexdigest()
