@@ -124,7 +124,7 @@ pub fn run(args: Args) -> Result<()> {
             .iter_mut()
             .for_each(|x| x[slots.clone()].fill(twinpage::signals::MISSING));
     }
-    let record_share = train::record_pair_share(&set, &signals);
+    let record_share = train::record_pair_share(&bodies);
     let fit = args.fit(record_share);
     let (judged, trained) = match fit {
         Fit::EveryPair => {
@@ -187,17 +187,15 @@ pub fn run(args: Args) -> Result<()> {
             ""
         }
     )?;
-    if args.fit == FitChoice::Auto && !args.every_pair {
-        outln!(
-            "fit: {} ({:.0} % of the pairs are two records; every pair from {:.0} %, --fit to choose)",
-            match fit {
-                Fit::EveryPair => "every pair",
-                Fit::Judged => "judged",
-            },
-            record_share * 100.0,
-            train::EVERY_PAIR_RECORD_SHARE * 100.0
-        )?;
-    }
+    outln!(
+        "fit: {} ({:.0} % of the pairs are two records; --fit auto fits on every pair from {:.0} %)",
+        match fit {
+            Fit::EveryPair => "every pair",
+            Fit::Judged => "judged",
+        },
+        record_share * 100.0,
+        train::EVERY_PAIR_RECORD_SHARE * 100.0
+    )?;
     outln!("{}", model.estimator.summary())?;
     outln!(
         "thresholds: duplicate at p >= {:.4}, distinct at p <= {:.4} (precision target {}); labelled duplicate at p >= {:.4} (F1)",

@@ -6,15 +6,16 @@
 //! this order of trust, from JSON-LD, from schema.org `itemprop` attributes, from
 //! label–value rows (`<table>` `th`/`td` or two `td`s, `<dl>` `dt`/`dd`, or a table
 //! written across: a row of labels over one row of values) and from `Label: value`
-//! lines of the visible text (BibTeX's `label = {value},` too). A label names a [`Field`] when it is one of
-//! the usual words for it, or when its words say which (`field_of`: another site writes
-//! `Author(s)`, `Publication year` or `Song_Name`); other labels are kept out. Fields are
-//! also read from the citation `<meta>` tags of paper pages. What is read by a label's
-//! words or from those tags only adds to a page that is a record by the usual words or
-//! by its length (a byline's `Author` does not make an article a record). A short page (a
-//! name and a line of description) is a record without fields; a longer page with no
-//! recognised field, or with the text of an article, is not ([`Record::read`] gives
-//! None) and its record signals are missing.
+//! lines of the visible text (BibTeX's `label = {value},` too). A label names a
+//! [`Field`] when it is one of the usual words for it, or when its words say which
+//! (`field_of`: another site writes `Author(s)`, `Publication year` or `Song_Name`);
+//! other labels are kept out. Fields are also read from the citation `<meta>` tags of
+//! paper pages. What is read by a label's words, after a dash or an equals sign, or from
+//! those tags only adds to a page that is a record by the usual words or by its length
+//! (a byline's `Author` does not make an article a record). A short page (a name and a
+//! line of description) is a record without fields; a longer page with no recognised
+//! field, or with the text of an article, is not ([`Record::read`] gives None) and its
+//! record signals are missing.
 
 use dom_query::{Document as Dom, NodeRef};
 use serde_json::Value;
@@ -88,8 +89,13 @@ struct Found {
 }
 
 impl Found {
-    fn push(&mut self, field: Field, evidence: bool, value: String) {
-        let list = if evidence {
+    /// Keeps `value` when `label` names a field: as evidence when the label is one of
+    /// the usual words and `plain` (after a colon or in a table, not after a dash).
+    fn read(&mut self, label: &str, value: String, plain: bool) {
+        let Some((field, usual)) = field_of(label) else {
+            return;
+        };
+        let list = if usual && plain {
             &mut self.evidence
         } else {
             &mut self.more
@@ -360,22 +366,16 @@ fn label_value_rows(dom: &Dom, found: &mut Found) {
         let mut cells = cells.iter();
         if let (Some(label), Some(value)) = (cells.next(), cells.next()) {
             // Two `th`s head the columns of a table written across.
-            if value.is("th") {
-                continue;
-            }
-            if let Some((field, usual)) = field_of(&label.text()) {
-                found.push(field, usual, value.text().to_string());
+            if !value.is("th") {
+                found.read(&label.text(), value.text().to_string(), true);
             }
         }
     }
     label_value_columns(dom, found);
     for term in dom.select_matcher(css!("dt")).iter() {
-        let Some((field, usual)) = field_of(&term.text()) else {
-            continue;
-        };
         let value = term.next_sibling();
         if value.is("dd") {
-            found.push(field, usual, value.text().to_string());
+            found.read(&term.text(), value.text().to_string(), true);
         }
     }
 }
@@ -402,9 +402,7 @@ fn label_value_columns(dom: &Dom, found: &mut Found) {
             continue;
         }
         for (label, value) in labels.iter().zip(values) {
-            if let Some((field, usual)) = field_of(label) {
-                found.push(field, usual, value);
-            }
+            found.read(label, value, true);
         }
     }
 }
@@ -421,13 +419,11 @@ fn label_value_lines(visible_text: &str, found: &mut Found) {
             continue;
         };
         if label.len() <= 24 {
-            if let Some((field, usual)) = field_of(label) {
-                let value = match sep {
-                    " = " => unbraced(value),
-                    _ => value.to_string(),
-                };
-                found.push(field, usual && sep == ":", value);
-            }
+            let value = match sep {
+                " = " => unbraced(value),
+                _ => value.to_string(),
+            };
+            found.read(label, value, sep == ":");
         }
     }
 }

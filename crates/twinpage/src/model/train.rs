@@ -18,7 +18,7 @@ use super::contrast::{self, Contrast};
 use super::decision::{DecisionPolicy, Judgement, Thresholds, EVEN_CUT};
 use super::estimator::{Estimator, Learner, Reading};
 use super::metrics::{Confusion, Metrics};
-use crate::signals::{record, MISSING};
+use crate::signals::{PairBodies, MISSING};
 use twinpage_util::hash::mix64;
 use twinpage_util::UnionFind;
 
@@ -85,18 +85,14 @@ impl Fit {
     }
 }
 
-/// The share of `set`'s pairs whose two pages are both records, read from the
-/// signal `record.both_records` of vectors named `names` (0 without it).
-pub fn record_pair_share(set: &LabelledPairs, names: &[String]) -> f64 {
-    let both = format!("{}{}", record::PREFIX, record::BOTH_RECORDS.0);
-    let Some(slot) = names.iter().position(|n| *n == both) else {
-        return 0.0;
-    };
-    if set.is_empty() {
+/// The share of pairs whose two pages are both records
+/// ([`PairBodies::record_sides`], the pairs a second judge reads too).
+pub fn record_pair_share(bodies: &[PairBodies]) -> f64 {
+    if bodies.is_empty() {
         return 0.0;
     }
-    let records = set.vectors.iter().filter(|x| x[slot] == 1.0).count();
-    records as f64 / set.len() as f64
+    let records = bodies.iter().filter(|b| b.record_sides().is_some()).count();
+    records as f64 / bodies.len() as f64
 }
 
 /// Which part of the data a pair serves.
@@ -511,22 +507,38 @@ mod tests {
 
     #[test]
     fn a_set_of_records_is_fitted_on_every_pair() {
-        let names: Vec<String> = ["core.jaccard", "record.both_records"]
-            .map(String::from)
-            .to_vec();
-        let mut set = LabelledPairs::default();
-        for (i, both) in [1.0, 1.0, 0.5, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+        use crate::document::{record::Record, Document};
+        let record = Document {
+            record: Some(Record::default()),
+            ..Document::default()
+        };
+        let article = Document::default();
+        let sides = [
+            (&record, &record),
+            (&record, &record),
+            (&record, &article),
+            (&record, &record),
+            (&article, &article),
+            (&record, &record),
+            (&record, &record),
+            (&record, &record),
+            (&record, &record),
+            (&record, &record),
+        ];
+        let bodies: Vec<PairBodies> = sides
             .iter()
-            .enumerate()
-        {
-            set.push(vec![0.3, *both], i % 2 == 0, (h(i as u8), h(100 + i as u8)));
-        }
-        let share = record_pair_share(&set, &names);
+            .map(|&fetched| PairBodies {
+                fetched,
+                rendered: None,
+            })
+            .collect();
+        let share = record_pair_share(&bodies);
         assert_eq!(share, 0.8);
         assert_eq!(Fit::for_record_share(share), Fit::Judged);
         assert_eq!(Fit::for_record_share(0.9), Fit::EveryPair);
-        // Vectors without the record signal hold no record pairs.
-        assert_eq!(record_pair_share(&set, &names[..1]), 0.0);
+        // No pair of two records, or no pair at all: nothing to fit on every pair.
+        assert_eq!(record_pair_share(&bodies[4..5]), 0.0);
+        assert_eq!(record_pair_share(&[]), 0.0);
     }
 
     /// A separable toy problem (signal 0 decides, signal 1 is noise).
