@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -1780,4 +1781,109 @@ fn review_stats_says_how_far_two_reviewers_agree() {
         text.contains("ann / bo") && text.contains("kappa 0.400"),
         "{text}"
     );
+}
+
+/// Scoring says when the pages are unlike those the model was trained on: here the
+/// papers it learnt from, whose venue and year stand under labels the reader does not
+/// know. The scores are written all the same.
+#[test]
+fn pages_unlike_the_training_pages_are_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let er = Path::new(env!("CARGO_MANIFEST_DIR")).join("training-data/er");
+    let (headers, rows) = read_csv(&er.join("valid.csv"));
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let papers: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| r[col("dataset")] == "Structured/DBLP-ACM")
+        .collect();
+    assert!(papers.len() > 100);
+    // The pair file of the papers, their pages as they are or with two labels renamed.
+    let pair_file = |name: &str, relabel: bool| -> PathBuf {
+        let file = dir.path().join(format!("{name}.csv"));
+        let mut w = csv::Writer::from_path(&file).unwrap();
+        w.write_record(["url_a", "url_b", "html_a", "html_b", "label"])
+            .unwrap();
+        for (i, row) in papers.iter().enumerate() {
+            let page = |column: &str| -> String {
+                let path = er.join(&row[col(column)]);
+                if !relabel {
+                    return path.display().to_string();
+                }
+                let mut html = String::new();
+                flate2::read::GzDecoder::new(fs::File::open(&path).unwrap())
+                    .read_to_string(&mut html)
+                    .unwrap();
+                let html = html
+                    .replace(">Venue<", ">Série<")
+                    .replace(">Year<", ">Jahrgang<");
+                let out = dir.path().join(format!("{name}-{i}-{column}.html"));
+                fs::write(&out, html).unwrap();
+                out.display().to_string()
+            };
+            let (a, b) = (page("html_a"), page("html_b"));
+            w.write_record([
+                &row[col("url_a")],
+                &row[col("url_b")],
+                &a,
+                &b,
+                &row[col("label")],
+            ])
+            .unwrap();
+        }
+        w.flush().unwrap();
+        file
+    };
+    let (as_trained, relabelled) = (pair_file("papers", false), pair_file("relabelled", true));
+    let model = dir.path().join("m.json");
+    twinpage()
+        .args(["train", "--no-render", "--seed", "3", "--pairs"])
+        .arg(&as_trained)
+        .arg("--out")
+        .arg(&model)
+        .assert()
+        .success();
+    let kept: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(
+        kept["training"]["missing"]["shares"]
+            .as_array()
+            .unwrap()
+            .len(),
+        kept["signals"].as_array().unwrap().len()
+    );
+    let evaluated = |pairs: &Path| -> String {
+        let out = twinpage()
+            .args(["evaluate", "--no-render", "--model"])
+            .arg(&model)
+            .arg("--pairs")
+            .arg(pairs)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let quiet = evaluated(&as_trained);
+    assert!(!quiet.contains("unlike"), "{quiet}");
+    let warned = evaluated(&relabelled);
+    assert!(
+        warned.contains("these pages are unlike those model")
+            && warned.contains(
+                "record.venue_similarity missing on 100 % of the pairs of two records here"
+            )
+            && warned.contains("record.year_equal missing on"),
+        "{warned}"
+    );
+    let scored = dir.path().join("scored.csv");
+    let out = twinpage()
+        .args(["score", "--no-render", "--model"])
+        .arg(&model)
+        .arg("--pairs")
+        .arg(&relabelled)
+        .arg("--out")
+        .arg(&scored)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unlike"));
+    assert_eq!(read_csv(&scored).1.len(), papers.len());
 }

@@ -192,9 +192,14 @@ fn score(
     let (outcomes, rendered) = match settings {
         Some(settings) => {
             let (outcomes, report) = pipeline::score_cascade(&mut batch, fetched, model, settings)?;
+            super::model_files::warn_on_shifts(fetched, &report.shifts);
             (outcomes, report.rendered_documents)
         }
-        None => (pipeline::score(&batch, fetched), 0),
+        None => {
+            let outcomes = pipeline::score(&batch, fetched);
+            super::model_files::warn_if_unlike_training(fetched, &outcomes);
+            (outcomes, 0)
+        }
     };
     Ok((batch, outcomes, rendered))
 }

@@ -63,6 +63,7 @@ pub fn run(args: Args) -> Result<()> {
         super::inputs::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
     let skipped = super::inputs::unreadable_rows(&batch, args.skip_bad)?;
     let outcomes = pipeline::score(&batch, &model);
+    super::model_files::warn_if_unlike_training(&model, &outcomes);
     if args.json {
         // model, overall (with its confusion), by {column, groups}, then the
         // curves, bins, trade-off, mistakes, importance and splits.

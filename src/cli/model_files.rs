@@ -5,7 +5,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use twinpage::model::Model;
+use twinpage::model::{Model, Shift};
+use twinpage::pipeline::score::Outcome;
 use twinpage::signals::Layout;
 
 /// The shipped model, used when no `--model` is given.
@@ -70,4 +71,53 @@ pub(super) fn check_layout(model: &Model, have: Layout) -> Result<()> {
         wanted.describe(),
         have.describe()
     )
+}
+
+/// Signals named in the warning, at most.
+const SHIFTS_NAMED: usize = 3;
+
+/// Says on stderr when the pairs a model scored are unlike its training pairs: some
+/// signals missing far more or less often ([`Model::shifts`]). Its confidence was
+/// calibrated on other pages, and its p and thresholds may be off even where it still
+/// orders pairs well.
+pub(super) fn warn_on_shifts(model: &Model, shifts: &[Shift]) {
+    if shifts.is_empty() {
+        return;
+    }
+    let named: Vec<String> = shifts
+        .iter()
+        .take(SHIFTS_NAMED)
+        .map(|s| {
+            format!(
+                "{} missing on {:.0} % of the pairs{} here, {:.0} % in training",
+                s.signal,
+                100.0 * s.here,
+                if s.signal.starts_with(twinpage::signals::record::PREFIX) {
+                    " of two records"
+                } else {
+                    ""
+                },
+                100.0 * s.trained
+            )
+        })
+        .collect();
+    eprintln!(
+        "twinpage: warning: these pages are unlike those model {} was trained on ({}{}): its confidence was calibrated on other pages, so check a sample of its decisions (twinpage review) and retrain it with labels from these pages (twinpage retrain)",
+        model.id,
+        named.join("; "),
+        if shifts.len() > SHIFTS_NAMED {
+            format!("; {} more signals", shifts.len() - SHIFTS_NAMED)
+        } else {
+            String::new()
+        }
+    );
+}
+
+/// [`warn_on_shifts`] for the pairs `outcomes` a model scored.
+pub(super) fn warn_if_unlike_training(model: &Model, outcomes: &[Option<Outcome>]) {
+    let vectors = outcomes
+        .iter()
+        .flatten()
+        .filter_map(|o| o.vector.as_deref());
+    warn_on_shifts(model, &model.shifts(vectors));
 }

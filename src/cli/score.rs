@@ -72,11 +72,13 @@ pub fn run(mut args: Args) -> Result<()> {
             super::model_files::check_layout(&model, Layout::Fetched)?;
             let batch = Batch::load(pairs, None)?;
             let outcomes = pipeline::score(&batch, &model);
+            super::model_files::warn_if_unlike_training(&model, &outcomes);
             (batch, outcomes)
         }
         RenderWhen::Always => {
             let batch = super::inputs::load_batch(pairs, &args.rendering)?;
             let outcomes = pipeline::score(&batch, &model);
+            super::model_files::warn_if_unlike_training(&model, &outcomes);
             (batch, outcomes)
         }
         RenderWhen::Auto => cascade(&args, &model)?,
@@ -129,6 +131,7 @@ fn cascade(args: &Args, model: &Model) -> Result<(Batch, Vec<Option<Outcome>>)> 
     let mut batch = Batch::load(std::slice::from_ref(&args.pairs), None)?;
     let (outcomes, report) = pipeline::score_cascade(&mut batch, &fetched, model, &settings)?;
     super::inputs::report_renders(&batch.documents);
+    super::model_files::warn_on_shifts(&fetched, &report.shifts);
     eprintln!(
         "twinpage: --render auto: {} of {} pair(s) went on to the rendered model; {} of {} document(s) rendered (or found rendered)",
         report.rendered_pairs, report.pairs, report.rendered_documents, report.documents

@@ -7,7 +7,7 @@ use anyhow::Result;
 use super::declared::{Declared, Estimators};
 use twinpage::model::train::{self, Fit};
 use twinpage::model::{estimator_named, KINDS};
-use twinpage::model::{DecisionPolicy, Model, TrainingInfo};
+use twinpage::model::{DecisionPolicy, Missing, Model, TrainingInfo};
 use twinpage::pipeline;
 use twinpage::signals::contrast;
 use twinpage_semantic::{CrossEncoderParams, TrainedReader};
@@ -166,6 +166,7 @@ pub fn run(args: Args) -> Result<()> {
         pairs: set.len(),
         duplicates: set.labels.iter().filter(|&&l| l).count(),
         fingerprint,
+        missing: Some(Missing::of(&signals, set.vectors.iter().map(Vec::as_slice))),
         ..TrainingInfo::default()
     };
     let mut model = Model::new(signals, policy, args.seed, training, trained, None);

@@ -21,7 +21,7 @@ use crate::store::SettledLabel;
 use twinpage::model::train::{
     groups_by_shared_document, part_of, train_on_parts, Holdout, Part, Trained,
 };
-use twinpage::model::{Confusion, LabelledPairs, Metrics, Model, TrainingInfo};
+use twinpage::model::{Confusion, LabelledPairs, Metrics, Missing, Model, TrainingInfo};
 use twinpage::util::hash::mix64;
 
 /// The reviewed pairs whose signals are the model's (others were scored by a
@@ -215,6 +215,10 @@ pub fn retrain(
         duplicates: set.labels[..trained_on].iter().filter(|&&l| l).count(),
         fingerprint: fingerprint.finalize().to_hex().to_string(),
         reviewed_labels: reviewed_used,
+        missing: Some(Missing::of(
+            &parent.signals,
+            set.vectors[..trained_on].iter().map(Vec::as_slice),
+        )),
         ..TrainingInfo::default()
     };
     let model = Model::new(

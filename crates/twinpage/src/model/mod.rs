@@ -24,6 +24,7 @@ pub mod metrics;
 #[allow(clippy::module_inception)]
 mod model;
 pub mod reader;
+pub mod shift;
 pub mod train;
 pub mod tree;
 
@@ -37,5 +38,6 @@ pub use kinds::{estimator_named, KINDS};
 pub use metrics::{Confusion, Metrics};
 pub use model::{Model, SignalImportance, TrainingInfo, FORMAT};
 pub use reader::{PairReader, ReaderEntry};
+pub use shift::{Missing, Shift};
 pub use train::LabelledPairs;
 pub use tree::TreeParams;

@@ -11,6 +11,7 @@ use super::estimator::{self, Estimator};
 use super::explanation::{ExplainedPath, ExplainedStep, Explanation, ScoreParts};
 use super::metrics::Metrics;
 use super::reader::{self, PairReader, ReaderEntry};
+use super::shift::{Missing, Shift};
 use super::train;
 use crate::signals::{Layout, PairBodies};
 
@@ -39,6 +40,11 @@ pub struct TrainingInfo {
     /// judged on the `evaluation_pairs` it never saw.
     #[serde(default)]
     pub fitted_on_every_pair: bool,
+    /// How often each signal was missing among the training pairs: scoring pages on
+    /// which they go missing far more or less often warns that the confidence was
+    /// calibrated on other pages ([`super::shift`]). None in models from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<Missing>,
 }
 
 /// A trained model, as stored.
@@ -163,6 +169,21 @@ impl Model {
     /// Hands the model its reader, loaded from the files its entry names.
     pub fn attach(&mut self, reader: Arc<dyn PairReader>) {
         self.attached = Some(reader);
+    }
+
+    /// The signals missing far more or far less often among `vectors` (pairs this model
+    /// scores) than among its training pairs ([`Missing::shifts`]); none when the model
+    /// keeps no shares (trained before they were kept).
+    pub fn shifts<'a>(&self, vectors: impl IntoIterator<Item = &'a [f64]>) -> Vec<Shift> {
+        let Some(trained) = &self.training.missing else {
+            return Vec::new();
+        };
+        let width = self.signals.len();
+        let here = Missing::of(
+            &self.signals,
+            vectors.into_iter().filter(|x| x.len() == width),
+        );
+        trained.shifts(&here, &self.signals)
     }
 
     /// The layout of vectors this model reads.

@@ -17,7 +17,7 @@ use super::schedule::map_heaviest_first;
 use super::score::{guarded, outcome, score, Outcome, CORE_SHARED_BELOW, DECIDED_MODEL};
 use crate::distance::sets::containment;
 use crate::document::{Document, IdfTable, Pair};
-use crate::model::{Decision, Model};
+use crate::model::{Decision, Model, Shift};
 use crate::signals::distance::core_in_other;
 use crate::signals::Layout;
 use twinpage_render::RenderSettings;
@@ -29,8 +29,12 @@ pub const DECIDED_FETCHED: &str = "fetched";
 pub const DECIDED_RENDERED: &str = "rendered";
 
 /// What the cascade did, for the user.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct CascadeReport {
+    /// Signals missing far more or less often among the pairs than among the
+    /// fetched-only model's training pairs ([`Model::shifts`]; every pair passes that
+    /// model, so its comparison is the one that means something).
+    pub shifts: Vec<Shift>,
     pub pairs: usize,
     /// Pairs sent on to the rendered stage.
     pub rendered_pairs: usize,
@@ -53,6 +57,12 @@ pub fn score_cascade(
         "the cascade needs a fetched-only model first and a fetched-and-rendered one second"
     );
     let mut outcomes = score(batch, fetched);
+    let shifts = fetched.shifts(
+        outcomes
+            .iter()
+            .flatten()
+            .filter_map(|o| o.vector.as_deref()),
+    );
     let open: Vec<usize> = batch
         .pairs()
         .zip(&outcomes)
@@ -71,6 +81,7 @@ pub fn score_cascade(
         pairs: pairs.len(),
         rendered_pairs: open.len(),
         documents: batch.documents.len(),
+        shifts,
         ..CascadeReport::default()
     };
     if open.is_empty() {
