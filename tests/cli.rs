@@ -1873,6 +1873,22 @@ fn pages_unlike_the_training_pages_are_said() {
             && warned.contains("record.year_equal missing on"),
         "{warned}"
     );
+    let json = stdout_of(
+        twinpage()
+            .args(["evaluate", "--json", "--no-render", "--model"])
+            .arg(&model)
+            .arg("--pairs")
+            .arg(&relabelled),
+    );
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let venue = report["unlike_training"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["signal"] == "record.venue_similarity")
+        .expect("the venue test is named");
+    assert_eq!(venue["missing_here"].as_f64(), Some(1.0));
+    assert_eq!(venue["missing_in_training"].as_f64(), Some(0.0));
     let scored = dir.path().join("scored.csv");
     let out = twinpage()
         .args(["score", "--no-render", "--model"])

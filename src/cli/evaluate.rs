@@ -63,13 +63,14 @@ pub fn run(args: Args) -> Result<()> {
         super::inputs::load_model_and_batch(args.model.as_deref(), &args.pairs, &args.render)?;
     let skipped = super::inputs::unreadable_rows(&batch, args.skip_bad)?;
     let outcomes = pipeline::score(&batch, &model);
-    super::model_files::warn_if_unlike_training(&model, &outcomes);
+    let shifts = super::model_files::warn_if_unlike_training(&model, &outcomes);
     if args.json {
         // model, overall (with its confusion), by {column, groups}, then the
         // curves, bins, trade-off, mistakes, importance and splits.
         let figures = Figures::of(&model, &batch, &outcomes, args.by.as_deref())?;
         let mut report = serde_json::to_value(&figures)?;
         report["skipped"] = skipped.len().into();
+        report["unlike_training"] = serde_json::to_value(&shifts)?;
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         let Grouped { overall, groups } =

@@ -113,11 +113,13 @@ pub(super) fn warn_on_shifts(model: &Model, shifts: &[Shift]) {
     );
 }
 
-/// [`warn_on_shifts`] for the pairs `outcomes` a model scored.
-pub(super) fn warn_if_unlike_training(model: &Model, outcomes: &[Option<Outcome>]) {
+/// [`warn_on_shifts`] for the pairs `outcomes` a model scored; the shifts it named.
+pub(super) fn warn_if_unlike_training(model: &Model, outcomes: &[Option<Outcome>]) -> Vec<Shift> {
     let vectors = outcomes
         .iter()
         .flatten()
         .filter_map(|o| o.vector.as_deref());
-    warn_on_shifts(model, &model.shifts(vectors));
+    let shifts = model.shifts(vectors);
+    warn_on_shifts(model, &shifts);
+    shifts
 }

@@ -51,11 +51,13 @@ pub struct Missing {
 }
 
 /// A signal missing far more or far less often among scored pairs than in training.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Shift {
     pub signal: String,
     /// Share of pairs on which it is missing: in training, and among the scored pairs.
+    #[serde(rename = "missing_in_training")]
     pub trained: f64,
+    #[serde(rename = "missing_here")]
     pub here: f64,
 }
 
