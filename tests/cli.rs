@@ -11,14 +11,24 @@ use assert_cmd::Command;
 mod common;
 use common::{pair_file_head, twinpage};
 
-fn stdout_of(cmd: &mut Command) -> String {
+/// The output of a command that must succeed.
+fn succeeded(cmd: &mut Command) -> std::process::Output {
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap()
+    out
+}
+
+fn stdout_of(cmd: &mut Command) -> String {
+    String::from_utf8(succeeded(cmd).stdout).unwrap()
+}
+
+/// What a command that succeeds says on stderr.
+fn stderr_of(cmd: &mut Command) -> String {
+    String::from_utf8(succeeded(cmd).stderr).unwrap()
 }
 
 fn stderr_of_failure(cmd: &mut Command) -> String {
@@ -1851,20 +1861,17 @@ fn pages_unlike_the_training_pages_are_said() {
             .len(),
         kept["signals"].as_array().unwrap().len()
     );
-    let evaluated = |pairs: &Path| -> String {
-        let out = twinpage()
-            .args(["evaluate", "--no-render", "--model"])
+    let judge = |command: &str, pairs: &Path| -> Command {
+        let mut cmd = twinpage();
+        cmd.args([command, "--no-render", "--model"])
             .arg(&model)
             .arg("--pairs")
-            .arg(pairs)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        String::from_utf8(out.stderr).unwrap()
+            .arg(pairs);
+        cmd
     };
-    let quiet = evaluated(&as_trained);
+    let quiet = stderr_of(&mut judge("evaluate", &as_trained));
     assert!(!quiet.contains("unlike"), "{quiet}");
-    let warned = evaluated(&relabelled);
+    let warned = stderr_of(&mut judge("evaluate", &relabelled));
     assert!(
         warned.contains("these pages are unlike those model")
             && warned.contains(
@@ -1873,13 +1880,7 @@ fn pages_unlike_the_training_pages_are_said() {
             && warned.contains("record.year_equal missing on"),
         "{warned}"
     );
-    let json = stdout_of(
-        twinpage()
-            .args(["evaluate", "--json", "--no-render", "--model"])
-            .arg(&model)
-            .arg("--pairs")
-            .arg(&relabelled),
-    );
+    let json = stdout_of(judge("evaluate", &relabelled).arg("--json"));
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let venue = report["unlike_training"]
         .as_array()
@@ -1890,16 +1891,7 @@ fn pages_unlike_the_training_pages_are_said() {
     assert_eq!(venue["missing_here"].as_f64(), Some(1.0));
     assert_eq!(venue["missing_in_training"].as_f64(), Some(0.0));
     let scored = dir.path().join("scored.csv");
-    let out = twinpage()
-        .args(["score", "--no-render", "--model"])
-        .arg(&model)
-        .arg("--pairs")
-        .arg(&relabelled)
-        .arg("--out")
-        .arg(&scored)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unlike"));
+    let said = stderr_of(judge("score", &relabelled).arg("--out").arg(&scored));
+    assert!(said.contains("unlike"), "{said}");
     assert_eq!(read_csv(&scored).1.len(), papers.len());
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use twinpage::model::{Model, Shift};
-use twinpage::pipeline::score::Outcome;
+use twinpage::pipeline::score::{scored_vectors, Outcome};
 use twinpage::signals::Layout;
 
 /// The shipped model, used when no `--model` is given.
@@ -115,11 +115,7 @@ pub(super) fn warn_on_shifts(model: &Model, shifts: &[Shift]) {
 
 /// [`warn_on_shifts`] for the pairs `outcomes` a model scored; the shifts it named.
 pub(super) fn warn_if_unlike_training(model: &Model, outcomes: &[Option<Outcome>]) -> Vec<Shift> {
-    let vectors = outcomes
-        .iter()
-        .flatten()
-        .filter_map(|o| o.vector.as_deref());
-    let shifts = model.shifts(vectors);
+    let shifts = model.shifts(scored_vectors(outcomes));
     warn_on_shifts(model, &shifts);
     shifts
 }

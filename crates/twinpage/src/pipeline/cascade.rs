@@ -14,7 +14,9 @@ use anyhow::{ensure, Result};
 
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
-use super::score::{guarded, outcome, score, Outcome, CORE_SHARED_BELOW, DECIDED_MODEL};
+use super::score::{
+    guarded, outcome, score, scored_vectors, Outcome, CORE_SHARED_BELOW, DECIDED_MODEL,
+};
 use crate::distance::sets::containment;
 use crate::document::{Document, IdfTable, Pair};
 use crate::model::{Decision, Model, Shift};
@@ -57,12 +59,7 @@ pub fn score_cascade(
         "the cascade needs a fetched-only model first and a fetched-and-rendered one second"
     );
     let mut outcomes = score(batch, fetched);
-    let shifts = fetched.shifts(
-        outcomes
-            .iter()
-            .flatten()
-            .filter_map(|o| o.vector.as_deref()),
-    );
+    let shifts = fetched.shifts(scored_vectors(&outcomes));
     let open: Vec<usize> = batch
         .pairs()
         .zip(&outcomes)

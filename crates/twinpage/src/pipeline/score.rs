@@ -44,6 +44,15 @@ impl Outcome {
     }
 }
 
+/// The signal vectors of the pairs the model judged (screened and unreadable pairs
+/// have none).
+pub fn scored_vectors(outcomes: &[Option<Outcome>]) -> impl Iterator<Item = &[f64]> {
+    outcomes
+        .iter()
+        .flatten()
+        .filter_map(|o| o.vector.as_deref())
+}
+
 /// `decided_by` of a pair the model decided.
 pub const DECIDED_MODEL: &str = "model";
 
