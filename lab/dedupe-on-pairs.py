@@ -6,7 +6,9 @@ renders, so no browser runs), runs `twinpage dedupe` on it, and counts, over the
 labelled pairs whose two documents were both read: the duplicates that land in one
 cluster (recall) and the distinct pairs joined in one cluster.
 
-    python3 lab/dedupe-on-pairs.py training-data/web/test.csv /tmp/run [TWINPAGE]
+    python3 lab/dedupe-on-pairs.py training-data/web/test.csv /tmp/run [TWINPAGE [DEDUPE_ARGS...]]
+
+Arguments after TWINPAGE go to `twinpage dedupe` (`--no-render --model M`, say).
 """
 import csv
 import os
@@ -14,7 +16,7 @@ import subprocess
 import sys
 
 
-def main(pairs, out, twinpage="target/release/twinpage"):
+def main(pairs, out, twinpage="target/release/twinpage", *dedupe_args):
     base = os.path.dirname(os.path.abspath(pairs))
     os.makedirs(out, exist_ok=True)
     docs, rows = {}, []
@@ -32,7 +34,7 @@ def main(pairs, out, twinpage="target/release/twinpage"):
         for html, (url, rendered) in docs.items():
             writer.writerow([url, html, rendered])
     run = os.path.join(out, "run")
-    subprocess.run([twinpage, "dedupe", listing, "--out", run], check=True)
+    subprocess.run([twinpage, "dedupe", listing, "--out", run, *dedupe_args], check=True)
     cluster = {}
     with open(os.path.join(run, "clusters.csv"), newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):

@@ -19,6 +19,7 @@ import csv
 import io
 import itertools
 import json
+import math
 import os
 import re
 import subprocess
@@ -31,7 +32,7 @@ from pyspark import SparkConf, SparkContext
 DECISION_COLUMNS = ["p_duplicate", "p_spread", "confidence", "decision", "decided_by", "core_in_other"]
 # What `twinpage sketch` writes before the docs table's other columns.
 SKETCH_COLUMNS = ["url", "html", "rendered", "domain", "status", "words", "bands", "minhashes",
-                  "visible_bands", "visible_minhashes", "error"]
+                  "visible_bands", "visible_minhashes", "record_keys", "error"]
 # The texts a sketch may band, by the prefix of their columns: core content (or the one
 # text chosen), then the whole visible text (with --text both).
 TEXT_PREFIXES = ["", "visible_"]
@@ -39,6 +40,10 @@ TEXT_PREFIXES = ["", "visible_"]
 # those only the visible text finds (as in crates/twinpage/src/candidates/sketch.rs).
 NEAREST_BY_CORE = 32
 NEAREST_BY_VISIBLE_TEXT = 8
+# Record pages are also paired by their records' keys: each its nearest on another site,
+# keys held by more records left out (as in crates/twinpage/src/candidates/records.rs).
+NEAREST_RECORDS = 3
+MAX_BLOCK = 100
 # What `twinpage settle place` reads of a judged pair, and writes per document.
 JUDGED_COLUMNS = ["html_a", "html_b", "p_duplicate", "decision", "decided_by", "core_in_other"]
 PLACE_COLUMNS = ["cluster", "keep", "joined", "why", "url", "source", "html"]
@@ -196,7 +201,8 @@ def dedupe(sc, args, binary, docs, plan):
         started = time.monotonic()
         # dedupe's candidates: the default banding, core and visible text, pages built by
         # script rendered.
-        sketch_options = ["--text", "both", *([] if args.no_render else ["--render-thin"]), *rendering]
+        sketch_options = ["--text", "both", "--records",
+                          *([] if args.no_render else ["--render-thin"]), *rendering]
         head, pairs = candidates(sc, True, binary, docs, candidates_csv, plan, sketch_options, [],
                                  quiet=True)
         with output(candidates_csv) as f:
@@ -394,6 +400,10 @@ def candidates(sc, skip_bad, binary, docs, out, plan, sketch_options, verify_opt
         visible = verified_pairs(ok, TEXT_PREFIXES[1], binary, verify_options, NEAREST_BY_VISIBLE_TEXT)
         verified = nearest(core, NEAREST_BY_CORE).union(
             nearest(visible.subtractByKey(core), NEAREST_BY_VISIBLE_TEXT)).persist()
+    if "--records" in sketch_options:
+        # Pairs no sketch found have empty evidence.
+        by_records = record_pairs(ok).map(lambda pair: (pair, None)).subtractByKey(verified)
+        verified = verified.union(with_sides(by_records.keys(), ok)).persist()
 
     rendered = not ok.filter(lambda s: s[1]["side"][2]).isEmpty()
     extra = [h for i, h in enumerate(header) if i not in document_columns(header)]
@@ -437,6 +447,53 @@ def verified_pairs(ok, prefix, binary, verify_options, star_over=None):
                 .map(lambda x: (x[0], *(d for _, d in sorted(x[1])))))
     return (verified.mapPartitions(lambda part: verify_partition(part, binary, verify_options))
             .map(lambda v: (v[0], v[1:])))
+
+
+def record_pairs(ok):
+    """The pairs of record pages by their records' keys, as `candidates --records` finds
+    them: a key held by 2 to MAX_BLOCK records weighs the log of the records over its
+    holders, two records on different registered domains (or unknown) are as close as
+    the sum of the weights of their shared keys (summed by increasing key, as the binary
+    sums them), and each record keeps its NEAREST_RECORDS nearest (ties by number)."""
+    keyed = ok.filter(lambda s: s[1]["record_keys"]).mapValues(
+        lambda d: (d["record_keys"], d["domain"]))
+    records = keyed.count()
+    holders = (keyed.flatMap(lambda d: ((key, (d[0], d[1][1])) for key in d[1][0]))
+               .groupByKey()
+               .mapValues(list)
+               .filter(lambda kv: 2 <= len(kv[1]) <= MAX_BLOCK))
+
+    def shared(kv):
+        key, docs = kv
+        weight = math.log(records / len(docs))
+        for doc, site in docs:
+            for other, other_site in docs:
+                if other != doc and (not site or other_site != site):
+                    yield (doc, other), (key, weight)
+
+    def closeness(kv):
+        (doc, other), weights = kv
+        total = 0.0
+        for _, weight in sorted(weights):
+            total += weight
+        return doc, (-total, other)
+
+    def kept(kv):
+        doc, others = kv
+        for _, other in sorted(others)[:NEAREST_RECORDS]:
+            yield (min(doc, other), max(doc, other))
+
+    return (holders.flatMap(shared).groupByKey().map(closeness)
+            .groupByKey().flatMap(kept).distinct())
+
+
+def with_sides(pairs, ok):
+    """(pair, (side a, side b, empty evidence)) for each pair of document numbers."""
+    sides = ok.mapValues(lambda d: d["side"])
+    halves = (pairs.flatMap(lambda p: [(p[0], p), (p[1], p)])
+              .join(sides)
+              .map(lambda x: (x[1][0], (x[0], x[1][1]))))
+    return halves.groupByKey().mapValues(lambda h: (*(side for _, side in sorted(h)), ""))
 
 
 def nearest(pairs, k):
@@ -491,6 +548,7 @@ def sketch_partition(part, header, binary, base, pairs_out, sketch_options):
             "domain": d["domain"],
             **{prefix + "bands": d[prefix + "bands"].split() for prefix in TEXT_PREFIXES},
             **{prefix + "minhashes": d[prefix + "minhashes"] for prefix in TEXT_PREFIXES},
+            "record_keys": [int(key, 16) for key in d["record_keys"].split()],
         }
 
 

@@ -381,17 +381,19 @@ fn pages_of_a_docs_csv_are_fingerprinted_as_their_stored_renders_show_them() {
             .success();
         std::fs::read_to_string(run.join("candidates.csv")).unwrap()
     };
-    // Their fetched texts share nothing: no candidate pair.
-    let fetched = candidates("url,html\nu:a,a.html\nu:b,b.html\n", "fetched");
+    // Their fetched texts share nothing (two listings of one site, alike only in the
+    // site's name): no candidate pair.
+    let (a, b) = ("https://harbour.example/a", "https://harbour.example/b");
+    let fetched = candidates(&format!("url,html\n{a},a.html\n{b},b.html\n"), "fetched");
     assert_eq!(fetched.lines().count(), 1, "{fetched}");
     // Their stored renders show one article: a candidate pair, with no browser run.
     let stored = candidates(
-        "url,html,rendered\nu:a,a.html,a.render.json\nu:b,b.html,b.render.json\n",
+        &format!("url,html,rendered\n{a},a.html,a.render.json\n{b},b.html,b.render.json\n"),
         "stored",
     );
     let rows: Vec<&str> = stored.lines().skip(1).collect();
     assert_eq!(rows.len(), 1, "{stored}");
-    assert!(rows[0].starts_with("u:a,u:b,"), "{stored}");
+    assert!(rows[0].starts_with(&format!("{a},{b},")), "{stored}");
 }
 
 /// One article at `n` URLs, each copy with its own line of the day's headlines: a

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::declared::{one_of, Declared, Methods};
 use twinpage::candidates::corpus::{write_pairs, Corpus, OutputPaths};
-use twinpage::candidates::sketch::{self, RenderedText, Sites, TextChoice};
+use twinpage::candidates::sketch::{self, Reading, RenderedText, Sites, TextChoice};
 use twinpage::candidates::{method_named, Method, METHODS};
 
 /// Candidate pairs from docs.csv or a folder: a pair file `score` takes as it is.
@@ -41,6 +41,11 @@ pub struct Args {
             nearest"),
     ]))]
     text: TextChoice,
+    /// Also pair record pages (a product, a paper) by the rare words of their names
+    /// and their identifiers: each record's 3 nearest on other sites (as `dedupe` does). Two
+    /// catalogues' pages of one product share little text.
+    #[arg(long)]
+    records: bool,
     #[command(flatten)]
     params: MethodArgs,
     /// Render in Chromium (and cache) the documents that have no stored or cached
@@ -95,7 +100,10 @@ pub fn run(args: Args) -> Result<()> {
     let method = args.params.method(&args.method)?;
     let corpus = Corpus::open(&args.docs)?;
     let paths = OutputPaths::new(&corpus.base, &args.out);
-    let text = args.text;
+    let reading = Reading {
+        text: args.text,
+        records: args.records,
+    };
     let rendered = match args.rendering.settings()? {
         Some(settings) => Some(RenderedText::new(settings, args.render_missing)?),
         None => None,
@@ -103,7 +111,7 @@ pub fn run(args: Args) -> Result<()> {
     let sketched = sketch::sketch_corpus(
         &corpus,
         method.as_ref(),
-        text,
+        reading,
         rendered.as_ref(),
         &paths,
         args.skip_bad,

@@ -214,7 +214,7 @@ fn sketch_new(c: &Common, index: &Index, lsh: &Lsh) -> Result<(Corpus, Sketched)
     let sketched = sketch::sketch_corpus(
         &corpus,
         lsh,
-        text,
+        text.into(),
         rendered.as_ref(),
         &paths,
         c.skip_bad,

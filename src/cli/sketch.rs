@@ -9,7 +9,8 @@
 //! pair-file columns exactly as `candidates --out PAIRS` would write them, the
 //! registered domain (for `--sites`), the band keys and the min-values (with
 //! `--text both`, of the core content and of the whole visible text: the driver
-//! joins each text on its own keys).
+//! joins each text on its own keys), and with `--records` the record keys the
+//! driver pairs record pages on.
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +19,9 @@ use anyhow::{bail, Context, Result};
 use super::declared::one_of;
 use twinpage::candidates::corpus::{Corpus, CorpusDoc, OutputPaths};
 use twinpage::candidates::lsh::{self, Lsh};
-use twinpage::candidates::sketch::{sketch_documents, DocSketch, RenderedText, Sites, TextChoice};
+use twinpage::candidates::sketch::{
+    sketch_documents, DocSketch, Reading, RenderedText, Sites, TextChoice,
+};
 use twinpage::candidates::Sketch;
 use twinpage::document::rows::RowReader;
 use twinpage::document::url::UrlParts;
@@ -30,8 +33,9 @@ pub struct Args {
     #[arg(long, value_name = "DOCS", required_unless_present_any = ["plan", "verify"])]
     docs: Option<PathBuf>,
     /// Output CSV: url,html,rendered,domain,status,words,bands,minhashes,
-    /// visible_bands,visible_minhashes,error, then the docs file's other columns
-    /// (visible_* only with --text both); - for stdout.
+    /// visible_bands,visible_minhashes,record_keys,error, then the docs file's other
+    /// columns (visible_* only with --text both, record_keys only with --records);
+    /// - for stdout.
     #[arg(long, value_name = "F.csv", default_value = "-")]
     out: String,
     /// Folder the document paths of DOCS are relative to [default: DOCS's folder]
@@ -53,6 +57,11 @@ pub struct Args {
         ("both", "core content in bands/minhashes, all visible text in visible_bands/visible_minhashes"),
     ]))]
     text: TextChoice,
+    /// Also write each record page's record keys (the words of its name, brand and
+    /// model, and its identifiers), which the driver pairs records on as
+    /// `candidates --records` does.
+    #[arg(long)]
+    records: bool,
     /// Jaccard of the word shingles from which two documents are a candidate pair.
     #[arg(long, value_name = "J", default_value_t = lsh::Params::default().threshold)]
     threshold: f64,
@@ -89,7 +98,7 @@ pub struct Args {
 }
 
 /// The sketch's own columns, before the docs file's other ones.
-const COLUMNS: [&str; 11] = [
+const COLUMNS: [&str; 12] = [
     "url",
     "html",
     "rendered",
@@ -100,12 +109,13 @@ const COLUMNS: [&str; 11] = [
     "minhashes",
     "visible_bands",
     "visible_minhashes",
+    "record_keys",
     "error",
 ];
 /// Positions of `status` (ok, unreadable: the document cannot be read, bad-row: the
 /// row is not a document) and of `error` (why) in [`COLUMNS`].
 const STATUS: usize = 4;
-const ERROR: usize = 10;
+const ERROR: usize = 11;
 
 /// Rows sketched together on all threads (as `candidates` does).
 const CHUNK: usize = 256;
@@ -169,8 +179,12 @@ pub fn run(args: Args) -> Result<()> {
                 .iter()
                 .filter_map(|d| d.as_ref().ok().cloned())
                 .collect();
+            let reading = Reading {
+                text: args.text,
+                records: args.records,
+            };
             let mut sketched =
-                sketch_documents(&docs, &lsh, args.text, rendered.as_ref())?.into_iter();
+                sketch_documents(&docs, &lsh, reading, rendered.as_ref())?.into_iter();
             for doc in &chunk {
                 // Rows that are not documents were not sketched.
                 let sketch = match doc {
@@ -192,17 +206,19 @@ pub fn run(args: Args) -> Result<()> {
                     }
                 };
                 let info = paths.info(doc);
-                let (status, words, texts, error) = match sketch {
+                let (status, words, texts, record_keys, error) = match sketch {
                     Ok(s) => {
                         let visible = s.visible.as_ref().map(|v| banded(&lsh, v));
                         let texts = [banded(&lsh, &s.sketch), visible.unwrap_or_default()];
-                        ("ok", s.sketch.words.to_string(), texts, String::new())
+                        let keys = hex(&s.record_keys, " ");
+                        ("ok", s.sketch.words.to_string(), texts, keys, String::new())
                     }
                     // Not fatal here: the driver applies --skip-bad.
                     Err(e) => (
                         "unreadable",
                         String::new(),
                         Default::default(),
+                        String::new(),
                         format!("{e:#}"),
                     ),
                 };
@@ -219,6 +235,7 @@ pub fn run(args: Args) -> Result<()> {
                     &minhashes,
                     &visible_bands,
                     &visible_minhashes,
+                    &record_keys,
                     &error,
                 ];
                 csv.write_record(

@@ -7,8 +7,9 @@
 //! from sorting sketches, never from all pairs: permuted tables for Hamming
 //! distance, sorted (key, document) runs for shared supershingles and list
 //! fingerprints. [`combined`] is Henzinger's Broder-then-Charikar method, [`index`]
-//! keeps fingerprints on disk for the crawler's online and batch modes, and
-//! [`cluster`] turns decided pairs into clusters. [`method`] is the seam every
+//! keeps fingerprints on disk for the crawler's online and batch modes,
+//! [`records`] pairs record pages (catalogues' products, papers) by what their records
+//! share, and [`cluster`] turns decided pairs into clusters. [`method`] is the seam every
 //! method plugs into.
 
 pub mod candidate;
@@ -20,6 +21,7 @@ pub mod lsh;
 pub mod method;
 pub mod minhash;
 pub mod pugh;
+pub mod records;
 pub mod sharing;
 pub mod simhash;
 pub mod sketch;

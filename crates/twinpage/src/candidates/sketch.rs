@@ -39,7 +39,8 @@ use rayon::prelude::*;
 use super::candidate::Candidate;
 use super::corpus::{Corpus, CorpusDoc, DocInfo, OutputPaths};
 use super::method::{judge, Method, PairStream, Sketch};
-use crate::document::attributes::{page_text, page_texts};
+use super::records::{record_keys, record_pairs};
+use crate::document::attributes::{page_text, read_page};
 use crate::document::decode::{self, DecodedBody};
 use crate::document::{text, url::UrlParts, Skipped};
 use twinpage_render::{self as render, RenderCache, RenderSettings, RenderedBody, Request};
@@ -82,6 +83,24 @@ impl FromStr for TextChoice {
 
     fn from_str(name: &str) -> Result<TextChoice> {
         named(&TEXTS, name, "text")
+    }
+}
+
+/// What sketching reads of each page: the text fingerprinted, and with `records`
+/// the record of a record page (a product, a paper), whose keys find the pairs
+/// fingerprints of text miss ([`super::records`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reading {
+    pub text: TextChoice,
+    pub records: bool,
+}
+
+impl From<TextChoice> for Reading {
+    fn from(text: TextChoice) -> Reading {
+        Reading {
+            text,
+            records: false,
+        }
     }
 }
 
@@ -217,19 +236,26 @@ impl RenderedText {
     }
 }
 
-/// The texts fingerprinted of one document: the chosen one, or with
-/// [`TextChoice::Both`] its core content then its whole visible text.
-type Texts = Vec<String>;
+/// What sketching reads of one document.
+struct Texts {
+    /// The chosen text, or with [`TextChoice::Both`] its core content then its
+    /// whole visible text.
+    texts: Vec<String>,
+    /// Its record's keys (none unless records are read and it is one).
+    record_keys: Vec<u64>,
+}
 
 /// The texts of a body, from one parse.
-fn body_texts(body: &DecodedBody, choice: TextChoice) -> Texts {
-    match choice {
-        TextChoice::Core => vec![page_text(body, true)],
-        TextChoice::Visible => vec![page_text(body, false)],
-        TextChoice::Both => {
-            let (core, visible) = page_texts(body);
-            vec![core, visible]
-        }
+fn body_texts(body: &DecodedBody, reading: Reading) -> Texts {
+    let page = read_page(body, reading.text != TextChoice::Visible, reading.records);
+    let texts = match (reading.text, page.core) {
+        (TextChoice::Both, Some(core)) => vec![core, page.visible],
+        (_, Some(core)) => vec![core],
+        (_, None) => vec![page.visible],
+    };
+    Texts {
+        texts,
+        record_keys: page.record.map_or_else(Vec::new, |r| record_keys(&r)),
     }
 }
 
@@ -238,27 +264,29 @@ fn body_texts(body: &DecodedBody, choice: TextChoice) -> Texts {
 fn document_texts(
     fetched: &DecodedBody,
     rendered: Option<&RenderedBody>,
-    choice: TextChoice,
+    reading: Reading,
 ) -> (Texts, bool) {
     let decoded = |bytes: &[u8]| decode::decode_bytes(bytes, bytes.len(), false);
     match rendered {
         // The visible text is what the browser measured a reader sees; the core
         // content is extracted from the rendered DOM, kept to the words seen.
         Some(RenderedBody::Measured(r)) => {
-            let visible = || r.visible_text.clone();
-            let core = || {
-                let core = page_text(&decode::decode_unicode(&r.synthetic_body), true);
-                seen_words(&core, &r.visible_text)
+            let visible = r.visible_text.clone();
+            if reading == TextChoice::Visible.into() {
+                let texts = vec![visible];
+                let record_keys = Vec::new();
+                return (Texts { texts, record_keys }, true);
+            }
+            let mut read = body_texts(&decode::decode_unicode(&r.synthetic_body), reading);
+            read.texts = match reading.text {
+                TextChoice::Visible => vec![visible],
+                TextChoice::Core => vec![seen_words(&read.texts[0], &visible)],
+                TextChoice::Both => vec![seen_words(&read.texts[0], &visible), visible],
             };
-            let texts = match choice {
-                TextChoice::Core => vec![core()],
-                TextChoice::Visible => vec![visible()],
-                TextChoice::Both => vec![core(), visible()],
-            };
-            (texts, true)
+            (read, true)
         }
-        Some(RenderedBody::SyntheticOnly(bytes)) => (body_texts(&decoded(bytes), choice), true),
-        Some(RenderedBody::Failed(_)) | None => (body_texts(fetched, choice), false),
+        Some(RenderedBody::SyntheticOnly(bytes)) => (body_texts(&decoded(bytes), reading), true),
+        Some(RenderedBody::Failed(_)) | None => (body_texts(fetched, reading), false),
     }
 }
 
@@ -293,6 +321,20 @@ pub fn filter_sites(pairs: Vec<Candidate>, docs: &[DocInfo], sites: Sites) -> Ve
         .collect()
 }
 
+/// Each document's registered domain as a number from 1; 0 where its URL names none.
+fn site_numbers(docs: &[DocInfo]) -> Vec<u32> {
+    let mut numbers: HashMap<String, u32> = HashMap::new();
+    docs.iter()
+        .map(|d| match UrlParts::parse(&d.url).domain {
+            domain if domain.is_empty() => 0,
+            domain => {
+                let next = numbers.len() as u32 + 1;
+                *numbers.entry(domain).or_insert(next)
+            }
+        })
+        .collect()
+}
+
 impl Sites {
     /// Whether a pair of documents of these registered domains is of the wanted kind.
     pub fn keeps(self, domain_a: &str, domain_b: &str) -> bool {
@@ -310,6 +352,8 @@ pub struct Sketched {
     /// With [`TextChoice::Both`], each document's sketch of its whole visible text
     /// (else empty).
     pub visible: Vec<Sketch>,
+    /// Each document's record keys, when records are read (else empty).
+    pub record_keys: Vec<Vec<u64>>,
     /// Documents that could not be read (with `skip_bad`), with the reason.
     pub skipped: Vec<Skipped>,
     /// Documents without a word of text (they take part in no pair).
@@ -323,6 +367,18 @@ impl Sketched {
     /// [`TextChoice::Both`] each document's nearest on either text. A pair found
     /// on both texts carries the evidence of its core content.
     pub fn pairs(&self, method: &dyn Method) -> Result<Vec<Candidate>> {
+        let by_text = self.text_pairs(method)?;
+        if self.record_keys.iter().all(Vec::is_empty) {
+            return Ok(by_text);
+        }
+        let evidence = method.kind().evidence.len();
+        let sites = site_numbers(&self.docs);
+        let by_records = record_pairs(&self.record_keys, &sites, evidence);
+        Ok(union(by_text, by_records))
+    }
+
+    /// The pairs of [`Sketched::pairs`] found by the texts' sketches.
+    fn text_pairs(&self, method: &dyn Method) -> Result<Vec<Candidate>> {
         if self.visible.is_empty() {
             return method.pairs(&self.sketches);
         }
@@ -583,16 +639,19 @@ pub struct DocSketch {
     pub sketch: Sketch,
     /// With [`TextChoice::Both`], the sketch of its whole visible text.
     pub visible: Option<Sketch>,
+    /// Its record's keys, when records are read and it is one.
+    pub record_keys: Vec<u64>,
     /// Whether a rendered body was fingerprinted.
     pub rendered: bool,
 }
 
 impl DocSketch {
-    fn new(method: &dyn Method, texts: &[String], rendered: bool) -> DocSketch {
-        let mut sketches = texts.iter().map(|t| method.sketch(&text::word_ids(t)));
+    fn new(method: &dyn Method, read: Texts, rendered: bool) -> DocSketch {
+        let mut sketches = read.texts.iter().map(|t| method.sketch(&text::word_ids(t)));
         DocSketch {
             sketch: sketches.next().unwrap_or_default(),
             visible: sketches.next(),
+            record_keys: read.record_keys,
             rendered,
         }
     }
@@ -605,10 +664,10 @@ impl DocSketch {
 pub fn sketch_documents(
     chunk: &[CorpusDoc],
     method: &dyn Method,
-    text: TextChoice,
+    reading: Reading,
     rendered: Option<&RenderedText>,
 ) -> Result<Vec<Result<DocSketch>>> {
-    sketch_bodies(chunk, read_bodies(chunk), method, text, rendered)
+    sketch_bodies(chunk, read_bodies(chunk), method, reading, rendered)
 }
 
 /// The fetched body of each document of a chunk, read and decoded in parallel.
@@ -624,11 +683,11 @@ fn sketch_bodies(
     chunk: &[CorpusDoc],
     fetched: Vec<Result<DecodedBody>>,
     method: &dyn Method,
-    text: TextChoice,
+    reading: Reading,
     rendered: Option<&RenderedText>,
 ) -> Result<Vec<Result<DocSketch>>> {
     if let Some(source) = rendered.filter(|r| r.thin_only) {
-        return sketch_thin_rendered(chunk, fetched, method, text, source);
+        return sketch_thin_rendered(chunk, fetched, method, reading, source);
     }
     let renders = match rendered {
         Some(source) => source.bodies(chunk, &fetched, &|_| true)?,
@@ -638,8 +697,8 @@ fn sketch_bodies(
         .into_par_iter()
         .zip(renders)
         .map(|(body, render)| {
-            let (texts, from_render) = document_texts(&body?, render.as_ref(), text);
-            Ok(DocSketch::new(method, &texts, from_render))
+            let (read, from_render) = document_texts(&body?, render.as_ref(), reading);
+            Ok(DocSketch::new(method, read, from_render))
         })
         .collect())
 }
@@ -651,12 +710,12 @@ fn sketch_thin_rendered(
     chunk: &[CorpusDoc],
     fetched: Vec<Result<DecodedBody>>,
     method: &dyn Method,
-    text: TextChoice,
+    reading: Reading,
     source: &RenderedText,
 ) -> Result<Vec<Result<DocSketch>>> {
     let texts: Vec<Option<Texts>> = fetched
         .par_iter()
-        .map(|body| body.as_ref().ok().map(|body| body_texts(body, text)))
+        .map(|body| body.as_ref().ok().map(|body| body_texts(body, reading)))
         .collect();
     let scripted = |body: &DecodedBody| {
         let tag = b"<script";
@@ -668,7 +727,7 @@ fn sketch_thin_rendered(
     let thin = |i: usize| {
         texts[i]
             .as_ref()
-            .is_some_and(|t| t[0].split_whitespace().count() < THIN_WORDS)
+            .is_some_and(|t| t.texts[0].split_whitespace().count() < THIN_WORDS)
             && fetched[i].as_ref().is_ok_and(scripted)
     };
     // A render the corpus stores costs no browser: what a reader saw is the better text.
@@ -680,12 +739,12 @@ fn sketch_thin_rendered(
         .zip(renders)
         .map(|((body, fetched_text), render)| {
             let body = body?;
-            let (texts, from_render) = match (&render, fetched_text) {
+            let (read, from_render) = match (&render, fetched_text) {
                 (Some(RenderedBody::Measured(_) | RenderedBody::SyntheticOnly(_)), _)
-                | (_, None) => document_texts(&body, render.as_ref(), text),
-                (_, Some(texts)) => (texts, false),
+                | (_, None) => document_texts(&body, render.as_ref(), reading),
+                (_, Some(read)) => (read, false),
             };
-            Ok(DocSketch::new(method, &texts, from_render))
+            Ok(DocSketch::new(method, read, from_render))
         })
         .collect())
 }
@@ -722,7 +781,7 @@ impl ReadAhead {
 pub fn sketch_corpus(
     corpus: &Corpus,
     method: &dyn Method,
-    text: TextChoice,
+    reading: Reading,
     rendered: Option<&RenderedText>,
     paths: &OutputPaths,
     skip_bad: bool,
@@ -756,7 +815,7 @@ pub fn sketch_corpus(
         let following = bodies.split(next_chunk()?, &out, paths);
         let (sketched, read_ahead) = std::thread::scope(|scope| {
             let ahead = scope.spawn(|| reader.read(&following.fresh));
-            let sketched = sketch_bodies(&chunk.fresh, fetched, method, text, rendered);
+            let sketched = sketch_bodies(&chunk.fresh, fetched, method, reading, rendered);
             let read = ahead
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -777,6 +836,9 @@ pub fn sketch_corpus(
                     out.empty += usize::from(s.sketch.words == 0);
                     out.sketches.push(s.sketch);
                     out.visible.extend(s.visible);
+                    if reading.records {
+                        out.record_keys.push(s.record_keys);
+                    }
                     out.docs.push(paths.info(doc));
                 }
                 Err(e) if skip_bad => out.skipped.push(Skipped {
@@ -865,6 +927,7 @@ impl BodiesSeen {
         (out.docs[index].html == paths.path(&doc.html_raw)).then(|| DocSketch {
             sketch: out.sketches[index].clone(),
             visible: out.visible.get(index).cloned(),
+            record_keys: out.record_keys.get(index).cloned().unwrap_or_default(),
             rendered: false,
         })
     }

@@ -15,7 +15,7 @@ use super::keep::Facts;
 use super::read::{read_into, read_report, replays, ReadReport, DOCS, READ_REPORT};
 use super::run::RunFolder;
 use crate::candidates::corpus::{write_pairs, Corpus, OutputPaths};
-use crate::candidates::sketch::{sketch_corpus, RenderedText, TextChoice};
+use crate::candidates::sketch::{sketch_corpus, Reading, RenderedText, TextChoice};
 use crate::candidates::Method;
 use crate::document::pairs::{RENDERED_STAGE, STAGE};
 use twinpage_render::{RenderSettings, Replays};
@@ -176,8 +176,11 @@ fn find_candidates(
     paths: &OutputPaths,
     out: &Path,
 ) -> Result<()> {
-    let text = TextChoice::Both;
-    let sketched = sketch_corpus(corpus, method, text, rendered, paths, true, |_| true)?;
+    let reading = Reading {
+        text: TextChoice::Both,
+        records: true,
+    };
+    let sketched = sketch_corpus(corpus, method, reading, rendered, paths, true, |_| true)?;
     let pairs = sketched.pairs(method)?;
     let kind = method.kind();
     write_atomically(out, |w| {

@@ -247,26 +247,42 @@ impl Document {
 /// (`core`) or the whole visible text, from one parse and without the other
 /// attributes (tf-idf, compression, language) that only pair tests need.
 pub fn page_text(body: &DecodedBody, core: bool) -> String {
-    let (dom, visible) = parsed_visible(body);
-    if core {
-        core_text(dom, &visible)
-    } else {
-        visible
-    }
+    let page = read_page(body, core, false);
+    page.core.unwrap_or(page.visible)
 }
 
-/// Both texts [`page_text`] gives, core content then whole visible text, from one parse.
-pub fn page_texts(body: &DecodedBody) -> (String, String) {
-    let (dom, visible) = parsed_visible(body);
-    (core_text(dom, &visible), visible)
+/// What candidate generation reads of a page.
+pub struct PageRead {
+    /// The core content, when asked for.
+    pub core: Option<String>,
+    /// The whole visible text.
+    pub visible: String,
+    /// The page's record, when asked for and the page is one.
+    pub record: Option<Record>,
 }
 
-/// The parsed body without its hidden elements, and its visible text.
-fn parsed_visible(body: &DecodedBody) -> (Dom, String) {
+/// The texts and record of a body that candidate generation reads, from one parse:
+/// the core content with `core`, the record with `record`.
+pub fn read_page(body: &DecodedBody, core: bool, record: bool) -> PageRead {
     let dom = Dom::from(body.text.as_str());
+    // The record's fields in the head and in JSON-LD go with the hidden elements.
+    let head = record.then(|| {
+        let marked = Marked::find(&dom);
+        let title = text::normalise_space(&Selection::from(marked.titles).text());
+        let json_ld = record::json_ld_fields(&marked.scripts);
+        (json_ld, record::meta_fields(&marked.record_metas), title)
+    });
     remove_hidden(&dom);
     let visible = visible_text(&dom);
-    (dom, visible)
+    let record = head.and_then(|(json_ld, citations, title)| {
+        let words = text::words(&visible).count();
+        Record::read(json_ld, citations, &dom, &title, &visible, words)
+    });
+    PageRead {
+        core: core.then(|| core_text(dom, &visible)),
+        visible,
+        record,
+    }
 }
 
 fn share(part: usize, whole: usize) -> f64 {

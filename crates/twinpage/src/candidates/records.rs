@@ -1,0 +1,192 @@
+//! Candidate pairs of record pages (a product, a paper, a song) by what their
+//! records share: the rare words of their names and their identifiers.
+//!
+//! Two catalogues' pages of one product share few shingles: one shop writes
+//! "zoo tycoon 2 mac", the other "aspyr zoo tycoon 2" with a description the first
+//! lacks, so fingerprints of their text find almost none of them (15 of 319 such
+//! pairs of the entity-matching pages of `training-data/er/valid.csv`). What
+//! such pages do share is a model number, an ISBN, a rare word of the name.
+//! This is blocking as entity matching does it: each record's words and
+//! identifiers are keys, a pair of records is as close as the inverse document
+//! frequency of the keys they share (identifiers and rare words count most), and
+//! each record keeps its few nearest. A key held by more than [`MAX_BLOCK`]
+//! records says nothing of any two of them (a brand, "edition") and is not
+//! searched: the cost of the search is bounded by it, not by the corpus.
+//!
+//! Only records of two sites are paired so: one site's copies of a record share
+//! its template and its text, which fingerprints find, while its distinct short
+//! pages (listings named after the site, a shop's models of one line) share the
+//! words of their names.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use super::candidate::Candidate;
+use crate::document::record::Record;
+use crate::document::text;
+
+/// A key held by more records than this is not searched.
+pub const MAX_BLOCK: usize = 100;
+
+/// The pairs each record keeps: its nearest by shared keys.
+pub const NEAREST_RECORDS: usize = 3;
+
+/// Where a key is an identifier rather than a word (an identifier "320" and
+/// a word "320" are different keys).
+const CODE: u64 = 1 << 32;
+
+/// The keys of a record, sorted: the words of its name, brand and model, and its
+/// identifiers.
+pub fn record_keys(record: &Record) -> Vec<u64> {
+    let fields = [&record.name, &record.brand, &record.model];
+    let words = fields
+        .into_iter()
+        .flatten()
+        .flat_map(|field| text::words(field).map(|w| u64::from(text::word_id(&w))));
+    let codes = record
+        .codes
+        .iter()
+        .map(|code| CODE | u64::from(text::word_id(code)));
+    let mut keys: Vec<u64> = words.chain(codes).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// Candidate pairs of the records whose `keys` are given (document number =
+/// position; a document without keys is no record and takes part in none):
+/// each record's [`NEAREST_RECORDS`] nearest on another site by the weight of
+/// the keys they share, sorted. `sites` numbers each document's registered
+/// domain (0 when unknown: another site than any). Their evidence is `evidence`
+/// empty values: they were not found by the method's sketches.
+pub fn record_pairs(keys: &[Vec<u64>], sites: &[u32], evidence: usize) -> Vec<Candidate> {
+    let records = keys.iter().filter(|k| !k.is_empty()).count();
+    // Keys and their holders sorted together rather than hashed one by one: a crawl's
+    // records hold millions of keys, nearly all held once, and only the others are kept.
+    let mut held: Vec<(u64, u32)> = keys
+        .iter()
+        .enumerate()
+        .flat_map(|(doc, doc_keys)| doc_keys.iter().map(move |&key| (key, doc as u32)))
+        .collect();
+    held.par_sort_unstable();
+    let holders: HashMap<u64, Vec<u32>> = held
+        .chunk_by(|x, y| x.0 == y.0)
+        .filter(|run| (2..=MAX_BLOCK).contains(&run.len()))
+        .map(|run| (run[0].0, run.iter().map(|&(_, doc)| doc).collect()))
+        .collect();
+    // A key's weight: its inverse document frequency among the records.
+    let weight = |held_by: usize| (records as f64 / held_by as f64).ln();
+    let mut pairs: Vec<Candidate> = (0..keys.len())
+        .into_par_iter()
+        .flat_map_iter(|doc| {
+            let mut shared: HashMap<u32, f64> = HashMap::new();
+            for key in &keys[doc] {
+                let Some(docs) = holders.get(key) else {
+                    continue;
+                };
+                let site = sites[doc];
+                let elsewhere = |&other: &u32| {
+                    other as usize != doc && (site == 0 || sites[other as usize] != site)
+                };
+                for &other in docs.iter().filter(|&other| elsewhere(other)) {
+                    *shared.entry(other).or_default() += weight(docs.len());
+                }
+            }
+            let mut nearest: Vec<(u32, f64)> = shared.into_iter().collect();
+            nearest.sort_unstable_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+            nearest.truncate(NEAREST_RECORDS);
+            nearest.into_iter().map(move |(other, _)| {
+                let (a, b) = ((doc as u32).min(other), (doc as u32).max(other));
+                Candidate {
+                    a,
+                    b,
+                    evidence: vec![String::new(); evidence],
+                }
+            })
+        })
+        .collect();
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(name: &str) -> Record {
+        Record {
+            name: Some(name.to_string()),
+            codes: crate::document::record::codes(name),
+            ..Record::default()
+        }
+    }
+
+    fn pairs_of(names: &[&str]) -> Vec<(u32, u32)> {
+        let keys: Vec<Vec<u64>> = names.iter().map(|n| record_keys(&record(n))).collect();
+        let sites: Vec<u32> = (0..names.len() as u32).collect();
+        let pairs = record_pairs(&keys, &sites, 1);
+        assert!(pairs.iter().all(|p| p.evidence == [""]));
+        pairs.iter().map(|p| (p.a, p.b)).collect()
+    }
+
+    #[test]
+    fn an_identifier_is_a_key_apart_from_a_word_spelled_alike() {
+        let keys = record_keys(&record("Sony DSC-W120 camera"));
+        let words = record_keys(&Record {
+            codes: Vec::new(),
+            ..record("Sony DSC-W120 camera")
+        });
+        assert!(keys.len() > words.len(), "{keys:?} against {words:?}");
+        assert!(words.iter().all(|w| keys.contains(w)));
+        assert!(record_keys(&Record::default()).is_empty());
+    }
+
+    #[test]
+    fn records_sharing_rare_keys_are_paired_and_others_not() {
+        let pairs = pairs_of(&[
+            "zoo tycoon 2 mac",
+            "aspyr zoo tycoon 2",
+            "office 2007 home",
+            "norton antivirus 2008",
+        ]);
+        assert!(pairs.contains(&(0, 1)), "{pairs:?}");
+        assert!(!pairs.contains(&(2, 3)), "{pairs:?}");
+    }
+
+    #[test]
+    fn each_record_keeps_its_nearest_by_the_weight_of_shared_keys() {
+        // Record 0 shares "garmin" with five records and "nuvi 350" with one alone.
+        let fillers: Vec<String> = (0..20).map(|i| format!("alone{i} single{i}")).collect();
+        let mut names = vec!["garmin nuvi 350 gps", "nuvi 350 navigator"];
+        names.extend(["garmin forerunner"; 5]);
+        names.extend(fillers.iter().map(String::as_str));
+        let pairs = pairs_of(&names);
+        let of_first: Vec<u32> = pairs.iter().filter(|p| p.0 == 0).map(|p| p.1).collect();
+        assert_eq!(of_first.len(), NEAREST_RECORDS, "{pairs:?}");
+        assert!(of_first.contains(&1), "{pairs:?}");
+        assert!(!pairs.iter().any(|&(a, b)| a >= 7 || b >= 7), "{pairs:?}");
+    }
+
+    #[test]
+    fn records_of_one_site_are_not_paired_by_their_records() {
+        let names = ["harbour news", "harbour news", "news of the harbour"];
+        let keys: Vec<Vec<u64>> = names.iter().map(|n| record_keys(&record(n))).collect();
+        let pairs = |sites: &[u32]| -> Vec<(u32, u32)> {
+            let pairs = record_pairs(&keys, sites, 0);
+            pairs.iter().map(|p| (p.a, p.b)).collect()
+        };
+        assert_eq!(pairs(&[1, 1, 2]), [(0, 2), (1, 2)]);
+        assert_eq!(pairs(&[0, 0, 2]), [(0, 1), (0, 2), (1, 2)]);
+    }
+
+    #[test]
+    fn a_key_held_by_too_many_records_pairs_none_of_them() {
+        let names: Vec<String> = (0..=MAX_BLOCK)
+            .map(|i| format!("edition {}", i * 7919))
+            .collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        assert!(pairs_of(&names).is_empty());
+    }
+}
