@@ -188,6 +188,29 @@ def test_candidates_find_the_copy_and_give_its_html_back():
     assert set(found["html_a"]) | set(found["html_b"]) <= {d["html"] for d in docs}
 
 
+def test_candidates_pair_two_shops_records_of_one_product():
+    def shop(name, fields, description):
+        rows = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in fields.items())
+        return page(name, f"<h1>{name}</h1><table>{rows}</table><p>{description}</p>")
+
+    docs = [
+        {"url": "https://rivershop.test/dp/1", "html": shop(
+            "Sony Cyber-shot DSC-W120 7.2MP Digital Camera (Silver)", {"Brand": "Sony", "Price": "149.00"},
+            "Compact camera with a 4x optical zoom lens, face detection and a 2.5 inch screen.")},
+        {"url": "https://pricefinder.test/p/2", "html": shop(
+            "sony dscw120 cybershot silver", {"Manufacturer": "SONY"},
+            "Slim point and shoot: Carl Zeiss lens, Super SteadyShot, smile shutter.")},
+        {"url": "https://pricefinder.test/p/3", "html": shop(
+            "weber q 320 gas grill", {"Manufacturer": "Weber"},
+            "Cast iron cooking grates, porcelain enamelled lid, electronic ignition.")},
+    ]
+    pair = ("https://pricefinder.test/p/2", "https://rivershop.test/dp/1")
+    by_text = twinpage.candidates(docs, text="both")
+    assert pair not in {tuple(sorted(p)) for p in zip(by_text["url_a"], by_text["url_b"])}
+    found = twinpage.candidates(docs, text="both", records=True)
+    assert {tuple(sorted(p)) for p in zip(found["url_a"], found["url_b"])} == {pair}
+
+
 def test_dedupe_clusters_a_jsonl_crawl(tmp_path):
     crawl = tmp_path / "crawl.jsonl"
     with open(crawl, "w") as f:

@@ -422,6 +422,7 @@ def candidates(
     method: str = "lsh",
     threshold: Optional[float] = None,
     text: str = "core",
+    records: bool = False,
     threads: Optional[int] = None,
     progress: Progress = None,
 ):
@@ -433,6 +434,9 @@ def candidates(
         ``combined`` or ``pugh``. threshold: the Jaccard threshold of ``lsh``.
     text: ``core`` (main content), ``visible`` (all visible text) or ``both`` (a pair
         alike by either, as ``dedupe`` finds them).
+    records: also pair record pages (products, papers) of two sites by the rare words
+        of their names and their identifiers, as ``dedupe`` does: two catalogues' pages
+        of one product share little text.
     Returns a pair table (``url_a``, ``url_b``, ``html_a``, ``html_b``, ``method``, …)
     that :meth:`Model.score` takes as it is.
     """
@@ -443,6 +447,8 @@ def candidates(
         args = ["candidates", "--docs", listing, "--out", out, "--method", method, "--text", text]
         if threshold is not None:
             args += ["--threshold", str(threshold)]
+        if records:
+            args.append("--records")
         run(*args, *_threads(threads), progress=progress, tables={listing: "docs"})
         pairs = _read_csv(out)
     # Inline HTML comes back as it was given, not as the temporary file's path.

@@ -237,6 +237,7 @@ impl RenderedText {
 }
 
 /// What sketching reads of one document.
+#[derive(Default)]
 struct Texts {
     /// The chosen text, or with [`TextChoice::Both`] its core content then its
     /// whole visible text.
@@ -270,18 +271,19 @@ fn document_texts(
     match rendered {
         // The visible text is what the browser measured a reader sees; the core
         // content is extracted from the rendered DOM, kept to the words seen.
+        // The rendered DOM is parsed only for what the browser did not measure.
         Some(RenderedBody::Measured(r)) => {
-            let visible = r.visible_text.clone();
-            if reading == TextChoice::Visible.into() {
-                let texts = vec![visible];
-                let record_keys = Vec::new();
-                return (Texts { texts, record_keys }, true);
-            }
-            let mut read = body_texts(&decode::decode_unicode(&r.synthetic_body), reading);
+            let visible = || r.visible_text.clone();
+            let mut read = if reading.text == TextChoice::Visible && !reading.records {
+                Texts::default()
+            } else {
+                body_texts(&decode::decode_unicode(&r.synthetic_body), reading)
+            };
+            let core = |read: &Texts| seen_words(&read.texts[0], &r.visible_text);
             read.texts = match reading.text {
-                TextChoice::Visible => vec![visible],
-                TextChoice::Core => vec![seen_words(&read.texts[0], &visible)],
-                TextChoice::Both => vec![seen_words(&read.texts[0], &visible), visible],
+                TextChoice::Visible => vec![visible()],
+                TextChoice::Core => vec![core(&read)],
+                TextChoice::Both => vec![core(&read), visible()],
             };
             (read, true)
         }
