@@ -275,8 +275,14 @@ pub fn read_page(body: &DecodedBody, core: bool, record: bool) -> PageRead {
     remove_hidden(&dom);
     let visible = visible_text(&dom);
     let record = head.and_then(|(json_ld, citations, title)| {
-        let words = text::words(&visible).count();
-        Record::read(json_ld, citations, &dom, &title, &visible, words)
+        Record::read(
+            json_ld,
+            citations,
+            &dom,
+            &title,
+            &visible,
+            text::word_count(&visible),
+        )
     });
     PageRead {
         core: core.then(|| core_text(dom, &visible)),

@@ -79,6 +79,11 @@ fn written_words(text: &str) -> impl Iterator<Item = &str> + '_ {
         .filter(|w| !is_noise(w))
 }
 
+/// How many words a text has ([`words`] without making them).
+pub fn word_count(text: &str) -> usize {
+    written_words(text).count()
+}
+
 /// Word ids of a text, in order.
 pub fn word_ids(text: &str) -> Vec<u32> {
     words(text).map(|w| word_id(&w)).collect()
