@@ -150,13 +150,10 @@ impl Document {
     fn from_parts(body: &DecodedBody, idf: &IdfTable, seen: Option<&str>) -> Document {
         let dom = Dom::from(body.text.as_str());
         let marked = Marked::find(&dom);
-        let title = text::normalise_space(&Selection::from(marked.titles).text());
+        let head = RecordHead::of(&marked);
+        let title = head.title.clone();
         let (link_count, link_domains) = links(&marked.anchors);
         let image_count = marked.images;
-        // JSON-LD sits in scripts and citation tags in the head, which go with the hidden
-        // elements.
-        let json_ld = record::json_ld_fields(&marked.scripts);
-        let citations = record::meta_fields(&marked.record_metas);
         let scripted = !marked.scripts.is_empty();
         let hides_by_script = marked.scripts.iter().any(|s| hides_elements(&s.text()));
         // A `<noscript>` that asks for JavaScript; not the tracking pixels many pages keep there.
@@ -175,14 +172,7 @@ impl Document {
         let visible_text = seen.map_or_else(|| visible_text(&dom), str::to_string);
         // Each text is split into words once; ids, numbers, spam and the record share the split.
         let visible_tokens: Vec<String> = text::words(&visible_text).collect();
-        let record = Record::read(
-            json_ld,
-            citations,
-            &dom,
-            &title,
-            &visible_text,
-            visible_tokens.len(),
-        );
+        let record = head.read(&dom, &visible_text, visible_tokens.len());
         let visible_words = text::ids_of(&visible_tokens);
         let visible_shingles = text::shingles(&visible_words);
         // Only a DOM that writes something the browser did not show has text to remove.
@@ -265,29 +255,45 @@ pub struct PageRead {
 /// the core content with `core`, the record with `record`.
 pub fn read_page(body: &DecodedBody, core: bool, record: bool) -> PageRead {
     let dom = Dom::from(body.text.as_str());
-    // The record's fields in the head and in JSON-LD go with the hidden elements.
-    let head = record.then(|| {
-        let marked = Marked::find(&dom);
-        let title = text::normalise_space(&Selection::from(marked.titles).text());
-        let json_ld = record::json_ld_fields(&marked.scripts);
-        (json_ld, record::meta_fields(&marked.record_metas), title)
-    });
+    let head = record.then(|| RecordHead::of(&Marked::find(&dom)));
     remove_hidden(&dom);
     let visible = visible_text(&dom);
-    let record = head.and_then(|(json_ld, citations, title)| {
-        Record::read(
-            json_ld,
-            citations,
-            &dom,
-            &title,
-            &visible,
-            text::word_count(&visible),
-        )
-    });
+    let record = head.and_then(|head| head.read(&dom, &visible, text::word_count(&visible)));
     PageRead {
         core: core.then(|| core_text(dom, &visible)),
         visible,
         record,
+    }
+}
+
+/// What a page's record is read from that goes with the hidden elements: its title,
+/// the fields of its JSON-LD (in scripts) and of its citation tags (in the head).
+struct RecordHead {
+    title: String,
+    json_ld: Vec<(record::Field, String)>,
+    citations: Vec<(record::Field, String)>,
+}
+
+impl RecordHead {
+    fn of(marked: &Marked) -> RecordHead {
+        RecordHead {
+            title: text::normalise_space(&Selection::from(marked.titles.clone()).text()),
+            json_ld: record::json_ld_fields(&marked.scripts),
+            citations: record::meta_fields(&marked.record_metas),
+        }
+    }
+
+    /// The page's record ([`Record::read`]) from its DOM without hidden elements and
+    /// its visible text of `words` words.
+    fn read(self, dom: &Dom, visible: &str, words: usize) -> Option<Record> {
+        Record::read(
+            self.json_ld,
+            self.citations,
+            dom,
+            &self.title,
+            visible,
+            words,
+        )
     }
 }
 
