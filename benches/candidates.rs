@@ -374,7 +374,10 @@ fn fingerprints_and_index(n: usize) {
             values: (0..len).map(|i| mix64(simhash ^ i as u64)).collect(),
         })
         .collect();
-    index.add(&docs, &sketches, Shard::all()).expect("add");
+    let no_records = vec![Vec::new(); docs.len()];
+    index
+        .add(&docs, &sketches, &no_records, Shard::all())
+        .expect("add");
     drop(sketches);
     drop(index);
     drop(docs);

@@ -517,60 +517,90 @@ fn errors_name_the_row_and_every_command_has_help() {
     }
 }
 
+/// Real record pages of a benchmark no model here was trained on, DBLP against
+/// Google Scholar: each page's URL and body, and the pairs of URLs labelled
+/// duplicate (in order).
+struct ScholarPages {
+    pages: std::collections::BTreeMap<String, std::path::PathBuf>,
+    duplicates: std::collections::BTreeSet<(String, String)>,
+}
+
+impl ScholarPages {
+    fn read() -> ScholarPages {
+        let er = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("training-data/er");
+        let mut reader = csv::Reader::from_path(er.join("valid.csv")).unwrap();
+        let headers = reader.headers().unwrap().clone();
+        let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+        let mut scholar = ScholarPages {
+            pages: Default::default(),
+            duplicates: Default::default(),
+        };
+        for row in reader.records().map(Result::unwrap) {
+            if &row[col("dataset")] != "Structured/DBLP-GoogleScholar" {
+                continue;
+            }
+            let [a, b] = ["a", "b"].map(|side| {
+                let url = row[col(&format!("url_{side}"))].to_string();
+                let html = er.join(&row[col(&format!("html_{side}"))]);
+                scholar.pages.insert(url.clone(), html);
+                url
+            });
+            if &row[col("label")] == "1" {
+                scholar.duplicates.insert(in_order(a, b));
+            }
+        }
+        assert!(
+            scholar.duplicates.len() >= 20 && scholar.pages.len() > 100,
+            "{}",
+            scholar.pages.len()
+        );
+        scholar
+    }
+
+    /// A docs file of the pages each of `groups` takes, one group after the other.
+    fn docs(&self, path: &std::path::Path, groups: &[&dyn Fn(&str) -> bool]) {
+        let mut w = csv::Writer::from_path(path).unwrap();
+        w.write_record(["url", "html"]).unwrap();
+        for keep in groups {
+            for (url, html) in self.pages.iter().filter(|(url, _)| keep(url)) {
+                w.write_record([url.as_str(), &html.display().to_string()])
+                    .unwrap();
+            }
+        }
+        w.flush().unwrap();
+    }
+}
+
+fn in_order(a: String, b: String) -> (String, String) {
+    (a.clone().min(b.clone()), a.max(b))
+}
+
+/// The pairs of a pair file (first two columns, in order) with their evidence
+/// (the last column: empty when records alone found the pair).
+fn pairs_in(file: &std::path::Path) -> std::collections::BTreeMap<(String, String), String> {
+    let mut reader = csv::Reader::from_path(file).unwrap();
+    let rows = reader.records().map(Result::unwrap);
+    rows.map(|r| (in_order(r[0].into(), r[1].into()), r[r.len() - 1].into()))
+        .collect()
+}
+
 /// Two catalogues' pages of one paper share little text (another title's spelling,
 /// authors abridged, a venue written out): fingerprints of their text find few of
-/// them, what their records share (rare words of the names, identifiers) finds them.
-/// Real pages of a benchmark no model here was trained on, DBLP against Google
-/// Scholar, as `candidates --records` and `dedupe` find them.
+/// them, what their records share (rare words of the names, identifiers) finds them,
+/// as `candidates --records` and `dedupe` find them.
 #[test]
 fn catalogue_pages_of_one_record_are_found_by_what_their_records_share() {
-    let er = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("training-data/er");
-    let mut reader = csv::Reader::from_path(er.join("valid.csv")).unwrap();
-    let headers = reader.headers().unwrap().clone();
-    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
-    let rows: Vec<csv::StringRecord> = reader
-        .records()
-        .map(Result::unwrap)
-        .filter(|r| &r[col("dataset")] == "Structured/DBLP-GoogleScholar")
-        .collect();
-    let mut pages = std::collections::BTreeMap::new();
-    let mut duplicates = std::collections::BTreeSet::new();
-    for row in &rows {
-        let [a, b] = ["a", "b"].map(|side| {
-            let url = row[col(&format!("url_{side}"))].to_string();
-            let html = er.join(&row[col(&format!("html_{side}"))]);
-            pages.insert(url.clone(), html);
-            url
-        });
-        if &row[col("label")] == "1" {
-            duplicates.insert((a.clone().min(b.clone()), a.max(b)));
-        }
-    }
-    assert!(
-        duplicates.len() >= 20 && pages.len() > 100,
-        "{}",
-        pages.len()
-    );
+    let scholar = ScholarPages::read();
     let dir = tempfile::tempdir().unwrap();
     let docs = dir.path().join("docs.csv");
-    let mut w = csv::Writer::from_path(&docs).unwrap();
-    w.write_record(["url", "html"]).unwrap();
-    for (url, html) in &pages {
-        w.write_record([url.as_str(), &html.display().to_string()])
-            .unwrap();
-    }
-    w.flush().unwrap();
+    scholar.docs(&docs, &[&|_| true]);
     let found = |file: &std::path::Path| -> usize {
-        let mut reader = csv::Reader::from_path(file).unwrap();
-        let pairs: std::collections::BTreeSet<(String, String)> = reader
-            .records()
-            .map(|r| {
-                let r = r.unwrap();
-                let (a, b) = (r[0].to_string(), r[1].to_string());
-                (a.clone().min(b.clone()), a.max(b))
-            })
-            .collect();
-        duplicates.intersection(&pairs).count()
+        let pairs = pairs_in(file);
+        scholar
+            .duplicates
+            .iter()
+            .filter(|p| pairs.contains_key(p))
+            .count()
     };
     let candidates = |records: bool| -> usize {
         let out = dir.path().join(format!("candidates-{records}.csv"));
@@ -586,7 +616,7 @@ fn catalogue_pages_of_one_record_are_found_by_what_their_records_share() {
         found(&out)
     };
     let (by_text, with_records) = (candidates(false), candidates(true));
-    let all = duplicates.len();
+    let all = scholar.duplicates.len();
     assert!(by_text * 2 < all, "{by_text} of {all} by text alone");
     assert!(with_records * 10 >= all * 9, "{with_records} of {all}");
     // dedupe reads the records too.
@@ -598,4 +628,84 @@ fn catalogue_pages_of_one_record_are_found_by_what_their_records_share() {
             .arg(&docs),
     );
     assert_eq!(found(&run.join("candidates.csv")), with_records);
+}
+
+/// A crawler's index finds the record pairs of the pages it is given as a run over
+/// every page would: half the catalogue pages stored, the other half added. (The
+/// run's pages come in the index's order, new ones first, as records equally near
+/// are kept by their order.)
+#[test]
+fn an_index_pairs_new_record_pages_as_a_run_over_all_pages_does() {
+    let scholar = ScholarPages::read();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let later = |url: &str| url.bytes().map(u32::from).sum::<u32>() % 2 == 1;
+    let first = |url: &str| !later(url);
+    scholar.docs(&d.join("all.csv"), &[&later, &first]);
+    scholar.docs(&d.join("first.csv"), &[&first]);
+    scholar.docs(&d.join("later.csv"), &[&later]);
+    let index = d.join("index");
+    let index_run = |args: &[&str], docs: &str, out: &str| {
+        let mut cmd = twinpage();
+        cmd.args(["index"]).args(args).arg("--index").arg(&index);
+        run_ok(
+            cmd.arg("--docs")
+                .arg(d.join(docs))
+                .arg("--out")
+                .arg(d.join(out)),
+        );
+        pairs_in(&d.join(out))
+    };
+    index_run(&["add", "--no-render"], "first.csv", "first-pairs.csv");
+    let by_text = index_run(&["query", "--no-render"], "later.csv", "by-text.csv");
+    let queried = index_run(&["query", "--no-render", "--records"], "later.csv", "q.csv");
+    let added = index_run(
+        &["add", "--no-render", "--records"],
+        "later.csv",
+        "added.csv",
+    );
+    run_ok(
+        twinpage()
+            .args(["candidates", "--no-render", "--records", "--docs"])
+            .arg(d.join("all.csv"))
+            .arg("--out")
+            .arg(d.join("all-pairs.csv")),
+    );
+    let touching_later = |(a, b): &&(String, String)| later(a) || later(b);
+    // Every pair records alone found over all pages, that takes a later page.
+    let over_all = pairs_in(&d.join("all-pairs.csv"));
+    let by_records = |pairs: &std::collections::BTreeMap<(String, String), String>| {
+        let pairs = pairs.iter().filter(|(_, evidence)| evidence.is_empty());
+        pairs.map(|(pair, _)| pair.clone()).collect::<Vec<_>>()
+    };
+    let expected: Vec<_> = by_records(&over_all)
+        .into_iter()
+        .filter(|p| touching_later(&p))
+        .collect();
+    assert!(expected.len() > 20, "{expected:?}");
+    let missed: Vec<_> = expected
+        .iter()
+        .filter(|p| !added.contains_key(*p))
+        .collect();
+    assert!(missed.is_empty(), "{missed:?}");
+    let unexpected: Vec<_> = by_records(&added)
+        .into_iter()
+        .filter(|p| !over_all.contains_key(p))
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:?}");
+    assert!(queried.keys().all(|p| added.contains_key(p)));
+    let found = |pairs: &std::collections::BTreeMap<_, _>| {
+        let duplicates = scholar.duplicates.iter().filter(touching_later);
+        duplicates.filter(|p| pairs.contains_key(*p)).count()
+    };
+    let all = scholar.duplicates.iter().filter(touching_later).count();
+    assert!(found(&by_text) * 2 < all, "{} of {all}", found(&by_text));
+    assert!(found(&added) * 10 >= all * 9, "{} of {all}", found(&added));
+    // A later page itself is not its own pair once stored.
+    let again = index_run(
+        &["query", "--no-render", "--records"],
+        "later.csv",
+        "again.csv",
+    );
+    assert!(again.keys().all(|(a, b)| a != b), "{again:?}");
 }

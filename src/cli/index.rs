@@ -10,7 +10,8 @@ use twinpage::candidates::corpus::{write_pairs, Corpus, DocInfo, OutputPaths};
 use twinpage::candidates::index::{Index, Matching, Shard};
 use twinpage::candidates::lsh::{self, Lsh};
 use twinpage::candidates::simhash::DEFAULT_HAMMING;
-use twinpage::candidates::sketch::{self, RenderedText, Sketched, TextChoice};
+use twinpage::candidates::sketch::{self, Reading, RenderedText, Sketched, TextChoice};
+use twinpage::candidates::Candidate;
 
 /// A lasting index of min-hash signatures and 64-bit Charikar fingerprints (see docs/candidates.md).
 #[derive(clap::Args)]
@@ -47,6 +48,11 @@ struct Common {
     /// simhash: largest Hamming distance between fingerprints.
     #[arg(long, value_name = "K", default_value_t = DEFAULT_HAMMING)]
     hamming: u32,
+    /// Also pair record pages (a product, a paper) by the rare words of their names and
+    /// their identifiers, as `candidates --records` does: the pairs a search of every
+    /// stored and new record finds for the new ones. (`add` stores the records always.)
+    #[arg(long)]
+    records: bool,
     /// Only this slice of the documents: those whose URL hashes (FNV-1a 64) to i modulo N.
     #[arg(long, value_name = "i/N")]
     shard: Option<Shard>,
@@ -88,6 +94,20 @@ impl Common {
             IndexMethod::Lsh => Matching::Jaccard(lsh),
             IndexMethod::Simhash => Matching::Hamming(self.hamming),
         }
+    }
+
+    /// The pairs of the new documents and the stored ones (and, `within_batch`, of
+    /// two new ones) that the matching asked for finds, and their records with `--records`.
+    fn found(
+        &self,
+        index: &Index,
+        new: &Sketched,
+        lsh: &Lsh,
+        within_batch: bool,
+    ) -> Result<Vec<Candidate>> {
+        let records = self.records.then_some(&new.record_keys[..]);
+        let matching = self.matching(lsh);
+        index.matches(&new.docs, &new.sketches, records, &matching, within_batch)
     }
 
     /// What a pair's evidence is, for the output and the summary.
@@ -159,8 +179,8 @@ fn add_to_index(args: &AddArgs) -> Result<()> {
         None => Index::open_or_create(&c.index, TextChoice::Core)?,
     };
     let lsh = index.lsh(c.threshold)?;
-    let (corpus, new) = sketch_new(c, &index, &lsh)?;
-    let found = index.matches(&new.docs, &new.sketches, &c.matching(&lsh), true)?;
+    let (corpus, new) = sketch_new(c, &index, &lsh, true)?;
+    let found = c.found(&index, &new, &lsh, true)?;
     if let Some(out) = &args.out {
         write_found(out, c, &corpus, &new, &index, &found)?;
         super::output::write_skipped(out, &new.skipped)?;
@@ -170,7 +190,8 @@ fn add_to_index(args: &AddArgs) -> Result<()> {
         .collect();
     let docs: Vec<DocInfo> = kept.iter().map(|&i| new.docs[i].clone()).collect();
     let sketches: Vec<_> = kept.iter().map(|&i| new.sketches[i].clone()).collect();
-    let added = index.add(&docs, &sketches, c.shard.unwrap_or(Shard::all()))?;
+    let records: Vec<_> = kept.iter().map(|&i| new.record_keys[i].clone()).collect();
+    let added = index.add(&docs, &sketches, &records, c.shard.unwrap_or(Shard::all()))?;
     eprintln!(
         "twinpage: {} {} documents ({} without text not stored); {} pairs {}; index holds {}",
         if added { "added" } else { "already had these" },
@@ -187,8 +208,8 @@ fn query(args: QueryArgs) -> Result<()> {
     let c = &args.common;
     let index = Index::open(&c.index)?;
     let lsh = index.lsh(c.threshold)?;
-    let (corpus, new) = sketch_new(c, &index, &lsh)?;
-    let found = index.matches(&new.docs, &new.sketches, &c.matching(&lsh), false)?;
+    let (corpus, new) = sketch_new(c, &index, &lsh, c.records)?;
+    let found = c.found(&index, &new, &lsh, false)?;
     write_found(&args.out, c, &corpus, &new, &index, &found)?;
     eprintln!(
         "twinpage: {} documents checked against {} stored: {} pairs {}",
@@ -201,12 +222,15 @@ fn query(args: QueryArgs) -> Result<()> {
 }
 
 /// Opens the new documents and sketches their slice with the index's `lsh`
-/// (fingerprint and signature), with absolute paths.
-fn sketch_new(c: &Common, index: &Index, lsh: &Lsh) -> Result<(Corpus, Sketched)> {
+/// (fingerprint and signature; with `records`, their record keys), with absolute paths.
+fn sketch_new(c: &Common, index: &Index, lsh: &Lsh, records: bool) -> Result<(Corpus, Sketched)> {
     let corpus = Corpus::open(&c.docs)?;
     let shard = c.shard.unwrap_or(Shard::all());
     let paths = OutputPaths::absolute(&corpus.base);
-    let text = index.manifest.text;
+    let reading = Reading {
+        text: index.manifest.text,
+        records,
+    };
     let rendered = match c.rendering.settings()? {
         Some(settings) => Some(RenderedText::new(settings, c.render_missing)?),
         None => None,
@@ -214,7 +238,7 @@ fn sketch_new(c: &Common, index: &Index, lsh: &Lsh) -> Result<(Corpus, Sketched)
     let sketched = sketch::sketch_corpus(
         &corpus,
         lsh,
-        text.into(),
+        reading,
         rendered.as_ref(),
         &paths,
         c.skip_bad,
@@ -230,7 +254,7 @@ fn write_found(
     corpus: &Corpus,
     new: &Sketched,
     index: &Index,
-    found: &[twinpage::candidates::Candidate],
+    found: &[Candidate],
 ) -> Result<()> {
     let blank = vec![String::new(); corpus.extra_headers.len()];
     let stored = index.docs.iter().map(|d| DocInfo {

@@ -12,8 +12,11 @@
 //! segments/NAME.minhash      their min-hash signatures (`lsh`: 16-bit values, four to
 //!                            8 bytes little-endian), same order
 //! segments/NAME.fp           their fingerprints, 8 bytes little-endian each, same order
+//! segments/NAME.records      their record keys (`super::records`), same order: for each,
+//!                            how many (4 bytes), then the keys (8 bytes each), little-endian
 //! ```
 //!
+//! A segment without `.records` (written before records were kept) holds no record.
 //! Each `index add` writes one segment; the `.fp` file is written last, so a
 //! segment without one is an interrupted add: opening the index says so. Segments are found
 //! by listing the folder, so slices added at the same time from several machines
@@ -37,8 +40,9 @@ use super::candidate::Candidate;
 use super::corpus::DocInfo;
 use super::lsh::{self, BandTables, Lsh};
 use super::method::Sketch;
+use super::records::record_pairs_of_new;
 use super::simhash;
-use super::sketch::TextChoice;
+use super::sketch::{site_numbers, union, TextChoice};
 use twinpage_util::hash::fnv1a;
 use twinpage_util::write_atomically;
 
@@ -139,6 +143,8 @@ pub struct Index {
     pub fingerprints: Vec<u64>,
     /// The signatures, one after the other ([`MinhashShape::signature_len`] each).
     pub signatures: Vec<u64>,
+    /// Each stored document's record keys (empty when it is no record).
+    pub record_keys: Vec<Vec<u64>>,
     pub segments: Vec<String>,
 }
 
@@ -208,6 +214,7 @@ impl Index {
             docs: Vec::new(),
             fingerprints: Vec::new(),
             signatures: Vec::new(),
+            record_keys: Vec::new(),
             segments: Vec::new(),
         };
         for name in segment_names(dir)? {
@@ -251,11 +258,33 @@ impl Index {
                 signatures.len()
             );
         }
+        let record_keys = self.load_record_keys(name, docs.len())?;
         self.fingerprints.extend(words(&bytes));
         self.signatures.extend(words(&signatures));
+        self.record_keys.extend(record_keys);
         self.docs.extend(docs);
         self.segments.push(name.to_string());
         Ok(())
+    }
+
+    /// The record keys of a segment's `count` documents (none when it has no `.records`).
+    fn load_record_keys(&self, name: &str, count: usize) -> Result<Vec<Vec<u64>>> {
+        let path = self.segment_path(name, ".records");
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(vec![Vec::new(); count])
+            }
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        decode_record_keys(&bytes, count).with_context(|| {
+            format!(
+                "segment {name} of index {} is damaged ({}); delete segments/{name}.* and add those \
+                 documents again",
+                self.dir.display(),
+                path.display()
+            )
+        })
     }
 
     /// The LSH of the index's signatures at `threshold`.
@@ -269,9 +298,18 @@ impl Index {
     }
 
     /// Stores documents with their sketches (by [`Index::lsh`]: the fingerprint
-    /// and the signature) as a new segment. Returns false (and stores nothing)
-    /// when the very same segment is already there.
-    pub fn add(&mut self, docs: &[DocInfo], sketches: &[Sketch], shard: Shard) -> Result<bool> {
+    /// and the signature) and record keys as a new segment. Returns false (and
+    /// stores nothing) when the very same segment is already there.
+    pub fn add(
+        &mut self,
+        docs: &[DocInfo],
+        sketches: &[Sketch],
+        record_keys: &[Vec<u64>],
+        shard: Shard,
+    ) -> Result<bool> {
+        if record_keys.len() != docs.len() {
+            bail!("{} documents but {} records", docs.len(), record_keys.len());
+        }
         let len = self.manifest.minhash.signature_len();
         if let Some(s) = sketches.iter().find(|s| s.values.len() != len) {
             bail!(
@@ -310,12 +348,16 @@ impl Index {
         write_atomically(&self.segment_path(&name, ".minhash"), |w| {
             Ok(w.write_all(&minhash_bytes)?)
         })?;
+        write_atomically(&self.segment_path(&name, ".records"), |w| {
+            Ok(w.write_all(&encode_record_keys(record_keys))?)
+        })?;
         write_atomically(&self.segment_path(&name, ".fp"), |w| {
             Ok(w.write_all(&fp_bytes)?)
         })?;
         self.docs.extend(docs.iter().cloned());
         self.fingerprints.extend(fingerprints);
         self.signatures.extend(signatures);
+        self.record_keys.extend(record_keys.iter().cloned());
         self.segments.push(name);
         Ok(true)
     }
@@ -327,11 +369,14 @@ impl Index {
     /// new document's number and `b` = `new.len()` + the stored one's. A stored
     /// document that is the new one itself (same URL and body file) is not
     /// reported. With `within_batch`, pairs among the new documents too (`b` <
-    /// `new.len()`). Sorted.
+    /// `new.len()`). With `new_records` (the new documents' record keys), also
+    /// the pairs of records that a search of every record, stored and new, finds
+    /// for the new ones ([`record_pairs_of_new`]). Sorted.
     pub fn matches(
         &self,
         new_docs: &[DocInfo],
         new: &[Sketch],
+        new_records: Option<&[Vec<u64>]>,
         matching: &Matching,
         within_batch: bool,
     ) -> Result<Vec<Candidate>> {
@@ -353,8 +398,7 @@ impl Index {
         let mut out: Vec<Candidate> = Vec::new();
         for (i, found) in stored.into_iter().enumerate() {
             for (id, evidence) in found {
-                let d = &self.docs[id as usize];
-                if !(d.url == new_docs[i].url && d.html == new_docs[i].html) {
+                if !self.is_stored_as(id, &new_docs[i]) {
                     let (a, b) = (i as u32, offset + id);
                     out.push(Candidate { a, b, evidence });
                 }
@@ -378,7 +422,38 @@ impl Index {
             });
         }
         out.sort();
-        Ok(out)
+        Ok(match new_records {
+            Some(keys) => union(out, self.record_matches(new_docs, keys, within_batch)),
+            None => out,
+        })
+    }
+
+    /// Whether stored document `id` is `doc` itself (same URL and body file).
+    fn is_stored_as(&self, id: u32, doc: &DocInfo) -> bool {
+        let stored = &self.docs[id as usize];
+        stored.url == doc.url && stored.html == doc.html
+    }
+
+    /// The record pairs of [`Index::matches`], numbered as its pairs are.
+    fn record_matches(
+        &self,
+        new_docs: &[DocInfo],
+        new_keys: &[Vec<u64>],
+        within_batch: bool,
+    ) -> Vec<Candidate> {
+        let keys: Vec<&[u64]> = new_keys
+            .iter()
+            .chain(&self.record_keys)
+            .map(Vec::as_slice)
+            .collect();
+        let sites = site_numbers(new_docs.iter().chain(&self.docs));
+        let new = new_docs.len();
+        let mut pairs = record_pairs_of_new(&keys, &sites, 1, new, within_batch);
+        pairs.retain(|p| {
+            let stored = (p.b as usize).checked_sub(new);
+            stored.is_none_or(|id| !self.is_stored_as(id as u32, &new_docs[p.a as usize]))
+        });
+        pairs
     }
 }
 
@@ -390,6 +465,33 @@ fn query_each(
     new.par_iter()
         .map(|s| if s.words > 0 { query(s) } else { Vec::new() })
         .collect()
+}
+
+/// The bytes of a segment's `.records`: for each document, how many keys, then the keys.
+fn encode_record_keys(record_keys: &[Vec<u64>]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for keys in record_keys {
+        bytes.extend((keys.len() as u32).to_le_bytes());
+        bytes.extend(keys.iter().flat_map(|k| k.to_le_bytes()));
+    }
+    bytes
+}
+
+/// The record keys of `count` documents from [`encode_record_keys`]'s bytes.
+fn decode_record_keys(bytes: &[u8], count: usize) -> Result<Vec<Vec<u64>>> {
+    let mut rest = bytes;
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (len, after) = rest.split_first_chunk::<4>().context("cut short")?;
+        let len = u32::from_le_bytes(*len) as usize;
+        let keys = after.get(..len * 8).context("cut short")?;
+        out.push(words(keys).collect());
+        rest = &after[len * 8..];
+    }
+    if !rest.is_empty() {
+        bail!("{} bytes beyond its {count} documents", rest.len());
+    }
+    Ok(out)
 }
 
 /// Little-endian `u64`s of a file's bytes.
@@ -459,14 +561,17 @@ mod tests {
     fn segments_round_trip_and_repeat_adds_are_noticed() {
         let dir = tempfile::tempdir().unwrap();
         let mut index = Index::open_or_create(dir.path(), TextChoice::Core).unwrap();
+        let records = [vec![7, 1 << 40], vec![]];
+        let (a_b, c) = ([doc("a"), doc("b")], [doc("c")]);
         assert!(index
-            .add(&[doc("a"), doc("b")], &sketches(&[1, 2]), Shard::all())
+            .add(&a_b, &sketches(&[1, 2]), &records, Shard::all())
             .unwrap());
         assert!(!index
-            .add(&[doc("a"), doc("b")], &sketches(&[1, 2]), Shard::all())
+            .add(&a_b, &sketches(&[1, 2]), &records, Shard::all())
             .unwrap());
+        let half = "1/2".parse().unwrap();
         assert!(index
-            .add(&[doc("c")], &sketches(&[u64::MAX]), "1/2".parse().unwrap())
+            .add(&c, &sketches(&[u64::MAX]), &[vec![9]], half)
             .unwrap());
         let reopened = Index::open(dir.path()).unwrap();
         assert_eq!(reopened.docs.len(), 3);
@@ -474,6 +579,16 @@ mod tests {
         fps.sort_unstable();
         assert_eq!(fps, [1, 2, u64::MAX]);
         assert_eq!(reopened.signatures.len(), 3 * 32);
+        let by_url = |i: &Index| -> Vec<(String, Vec<u64>)> {
+            let mut keys: Vec<_> = (i.docs.iter().map(|d| d.url.clone()))
+                .zip(i.record_keys.clone())
+                .collect();
+            keys.sort();
+            keys
+        };
+        let expected = [("a", vec![7, 1 << 40]), ("b", vec![]), ("c", vec![9])];
+        let expected: Vec<_> = expected.map(|(u, k)| (u.to_string(), k)).into();
+        assert_eq!(by_url(&reopened), expected);
         let e = Index::open_or_create(dir.path(), TextChoice::Visible)
             .unwrap_err()
             .to_string();
@@ -508,7 +623,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut index = Index::open_or_create(dir.path(), TextChoice::Core).unwrap();
         index
-            .add(&[doc("a")], &sketches(&[1]), Shard::all())
+            .add(&[doc("a")], &sketches(&[1]), &[vec![3]], Shard::all())
             .unwrap();
         let segment = &index.segments[0];
         std::fs::remove_file(index.segment_path(segment, ".fp")).unwrap();
@@ -517,6 +632,23 @@ mod tests {
             e.contains(&format!("{segment}.fp")) && e.contains("delete"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn record_keys_are_read_when_kept_and_named_when_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = Index::open_or_create(dir.path(), TextChoice::Core).unwrap();
+        index
+            .add(&[doc("a")], &sketches(&[1]), &[vec![3, 4]], Shard::all())
+            .unwrap();
+        let records = index.segment_path(&index.segments[0], ".records");
+        std::fs::write(&records, [1, 0, 0, 0, 3, 0]).unwrap();
+        let e = format!("{:#}", Index::open(dir.path()).unwrap_err());
+        assert!(e.contains(".records") && e.contains("cut short"), "{e}");
+        // A segment written before records were kept holds none.
+        std::fs::remove_file(&records).unwrap();
+        let reopened = Index::open(dir.path()).unwrap();
+        assert_eq!(reopened.record_keys, [Vec::<u64>::new()]);
     }
 
     #[test]

@@ -61,54 +61,116 @@ pub fn record_keys(record: &Record) -> Vec<u64> {
 /// domain (0 when unknown: another site than any). Their evidence is `evidence`
 /// empty values: they were not found by the method's sketches.
 pub fn record_pairs(keys: &[Vec<u64>], sites: &[u32], evidence: usize) -> Vec<Candidate> {
-    let records = keys.iter().filter(|k| !k.is_empty()).count();
-    // Keys and their holders sorted together rather than hashed one by one: a crawl's
-    // records hold millions of keys, nearly all held once, and only the others are kept.
-    let mut held: Vec<(u64, u32)> = keys
-        .iter()
-        .enumerate()
-        .flat_map(|(doc, doc_keys)| doc_keys.iter().map(move |&key| (key, doc as u32)))
-        .collect();
-    held.par_sort_unstable();
-    let holders: HashMap<u64, Vec<u32>> = held
-        .chunk_by(|x, y| x.0 == y.0)
-        .filter(|run| (2..=MAX_BLOCK).contains(&run.len()))
-        .map(|run| (run[0].0, run.iter().map(|&(_, doc)| doc).collect()))
-        .collect();
-    // A key's weight: its inverse document frequency among the records.
-    let weight = |held_by: usize| (records as f64 / held_by as f64).ln();
-    let mut pairs: Vec<Candidate> = (0..keys.len())
-        .into_par_iter()
-        .flat_map_iter(|doc| {
-            let mut shared: HashMap<u32, f64> = HashMap::new();
-            for key in &keys[doc] {
-                let Some(docs) = holders.get(key) else {
-                    continue;
-                };
-                let site = sites[doc];
-                let elsewhere = |&other: &u32| {
-                    other as usize != doc && (site == 0 || sites[other as usize] != site)
-                };
-                for &other in docs.iter().filter(|&other| elsewhere(other)) {
-                    *shared.entry(other).or_default() += weight(docs.len());
-                }
-            }
-            let mut nearest: Vec<(u32, f64)> = shared.into_iter().collect();
-            nearest.sort_unstable_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-            nearest.truncate(NEAREST_RECORDS);
-            nearest.into_iter().map(move |(other, _)| {
-                let (a, b) = ((doc as u32).min(other), (doc as u32).max(other));
-                Candidate {
-                    a,
-                    b,
-                    evidence: vec![String::new(); evidence],
-                }
+    let search = Search::new(keys, sites);
+    search.pairs((0..keys.len() as u32).collect(), evidence, |_| true)
+}
+
+/// The pairs of [`record_pairs`] over every document that take one of the first
+/// `new` (an index's new documents, before its stored ones): with `within_new`
+/// also those of two new ones, else only a new one and a stored one. Only the
+/// new records and those sharing a searched key with one are searched, so the
+/// cost follows the new documents, not the index.
+pub fn record_pairs_of_new<K: AsRef<[u64]> + Sync>(
+    keys: &[K],
+    sites: &[u32],
+    evidence: usize,
+    new: usize,
+    within_new: bool,
+) -> Vec<Candidate> {
+    let search = Search::new(keys, sites);
+    let mut searched: Vec<u32> = (0..new as u32).collect();
+    let new_keys = keys[..new].iter().flat_map(AsRef::as_ref);
+    let holders = new_keys.filter_map(|k| search.holders.get(k));
+    searched.extend(holders.flatten().filter(|&&doc| doc as usize >= new));
+    searched.sort_unstable();
+    searched.dedup();
+    let new = new as u32;
+    search.pairs(searched, evidence, |pair| {
+        pair.a < new && (within_new || pair.b >= new)
+    })
+}
+
+/// The records, and who holds each searched key.
+struct Search<'k, K> {
+    keys: &'k [K],
+    sites: &'k [u32],
+    /// Each key held by 2 to [`MAX_BLOCK`] records, and its holders.
+    holders: HashMap<u64, Vec<u32>>,
+    /// Documents that are records.
+    records: usize,
+}
+
+impl<'k, K: AsRef<[u64]> + Sync> Search<'k, K> {
+    fn new(keys: &'k [K], sites: &'k [u32]) -> Search<'k, K> {
+        // Keys and their holders sorted together rather than hashed one by one: a crawl's
+        // records hold millions of keys, nearly all held once, and only the others are kept.
+        let mut held: Vec<(u64, u32)> = keys
+            .iter()
+            .enumerate()
+            .flat_map(|(doc, doc_keys)| {
+                let doc_keys = doc_keys.as_ref().iter();
+                doc_keys.map(move |&key| (key, doc as u32))
             })
-        })
-        .collect();
-    pairs.par_sort_unstable();
-    pairs.dedup();
-    pairs
+            .collect();
+        held.par_sort_unstable();
+        let holders = held
+            .chunk_by(|x, y| x.0 == y.0)
+            .filter(|run| (2..=MAX_BLOCK).contains(&run.len()))
+            .map(|run| (run[0].0, run.iter().map(|&(_, doc)| doc).collect()))
+            .collect();
+        Search {
+            keys,
+            sites,
+            holders,
+            records: keys.iter().filter(|k| !k.as_ref().is_empty()).count(),
+        }
+    }
+
+    /// The nearest of each `searched` document that `keep` takes, sorted.
+    fn pairs(
+        &self,
+        searched: Vec<u32>,
+        evidence: usize,
+        keep: impl Fn(&Candidate) -> bool + Sync,
+    ) -> Vec<Candidate> {
+        let mut pairs: Vec<Candidate> = searched
+            .into_par_iter()
+            .flat_map_iter(|doc| {
+                self.nearest(doc).into_iter().map(move |other| Candidate {
+                    a: doc.min(other),
+                    b: doc.max(other),
+                    evidence: vec![String::new(); evidence],
+                })
+            })
+            .filter(|pair| keep(pair))
+            .collect();
+        pairs.par_sort_unstable();
+        pairs.dedup();
+        pairs
+    }
+
+    /// The [`NEAREST_RECORDS`] records on another site that share the most weight
+    /// of keys with `doc`.
+    fn nearest(&self, doc: u32) -> Vec<u32> {
+        // A key's weight: its inverse document frequency among the records.
+        let weight = |held_by: usize| (self.records as f64 / held_by as f64).ln();
+        let site = self.sites[doc as usize];
+        let elsewhere =
+            |&other: &u32| other != doc && (site == 0 || self.sites[other as usize] != site);
+        let mut shared: HashMap<u32, f64> = HashMap::new();
+        for key in self.keys[doc as usize].as_ref() {
+            let Some(docs) = self.holders.get(key) else {
+                continue;
+            };
+            for &other in docs.iter().filter(|&other| elsewhere(other)) {
+                *shared.entry(other).or_default() += weight(docs.len());
+            }
+        }
+        let mut nearest: Vec<(u32, f64)> = shared.into_iter().collect();
+        nearest.sort_unstable_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        nearest.truncate(NEAREST_RECORDS);
+        nearest.into_iter().map(|(other, _)| other).collect()
+    }
 }
 
 #[cfg(test)]
@@ -179,6 +241,40 @@ mod tests {
         };
         assert_eq!(pairs(&[1, 1, 2]), [(0, 2), (1, 2)]);
         assert_eq!(pairs(&[0, 0, 2]), [(0, 1), (0, 2), (1, 2)]);
+    }
+
+    #[test]
+    fn the_pairs_of_new_records_are_those_a_search_of_all_finds_for_them() {
+        let words = [
+            "garmin",
+            "nuvi",
+            "tomtom",
+            "forerunner",
+            "edge",
+            "vivo",
+            "fenix",
+        ];
+        let names: Vec<String> = (0..40)
+            .map(|i| format!("{} {} {}x", words[i % 7], words[i * 3 % 5], i % 6))
+            .collect();
+        let keys: Vec<Vec<u64>> = names.iter().map(|n| record_keys(&record(n))).collect();
+        let sites: Vec<u32> = (0..40).map(|i| i % 3 + 1).collect();
+        let all = record_pairs(&keys, &sites, 0);
+        for new in [1, 7, 25, 40] {
+            for within_new in [true, false] {
+                let expected: Vec<&Candidate> = all
+                    .iter()
+                    .filter(|p| p.a < new && (within_new || p.b >= new))
+                    .collect();
+                let found = record_pairs_of_new(&keys, &sites, 0, new as usize, within_new);
+                assert!(!found.is_empty() || (new == 40 && !within_new));
+                assert_eq!(
+                    found.iter().collect::<Vec<_>>(),
+                    expected,
+                    "{new} {within_new}"
+                );
+            }
+        }
     }
 
     #[test]

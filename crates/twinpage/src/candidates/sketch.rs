@@ -324,17 +324,16 @@ pub fn filter_sites(pairs: Vec<Candidate>, docs: &[DocInfo], sites: Sites) -> Ve
 }
 
 /// Each document's registered domain as a number from 1; 0 where its URL names none.
-fn site_numbers(docs: &[DocInfo]) -> Vec<u32> {
+pub(super) fn site_numbers<'d>(docs: impl Iterator<Item = &'d DocInfo>) -> Vec<u32> {
     let mut numbers: HashMap<String, u32> = HashMap::new();
-    docs.iter()
-        .map(|d| match UrlParts::parse(&d.url).domain {
-            domain if domain.is_empty() => 0,
-            domain => {
-                let next = numbers.len() as u32 + 1;
-                *numbers.entry(domain).or_insert(next)
-            }
-        })
-        .collect()
+    docs.map(|d| match UrlParts::parse(&d.url).domain {
+        domain if domain.is_empty() => 0,
+        domain => {
+            let next = numbers.len() as u32 + 1;
+            *numbers.entry(domain).or_insert(next)
+        }
+    })
+    .collect()
 }
 
 impl Sites {
@@ -374,7 +373,7 @@ impl Sketched {
             return Ok(by_text);
         }
         let evidence = method.kind().evidence.len();
-        let sites = site_numbers(&self.docs);
+        let sites = site_numbers(self.docs.iter());
         let by_records = record_pairs(&self.record_keys, &sites, evidence);
         Ok(union(by_text, by_records))
     }
@@ -619,7 +618,7 @@ impl PartialEq for Ranked {
 impl Eq for Ranked {}
 
 /// Two sorted lists of pairs as one sorted list; a pair in both keeps `first`'s evidence.
-fn union(first: Vec<Candidate>, second: Vec<Candidate>) -> Vec<Candidate> {
+pub(super) fn union(first: Vec<Candidate>, second: Vec<Candidate>) -> Vec<Candidate> {
     let key = |pair: &Candidate| (pair.a, pair.b);
     let mut out = Vec::with_capacity(first.len() + second.len());
     let mut second = second.into_iter().peekable();
