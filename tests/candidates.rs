@@ -708,4 +708,23 @@ fn an_index_pairs_new_record_pages_as_a_run_over_all_pages_does() {
         "again.csv",
     );
     assert!(again.keys().all(|(a, b)| a != b), "{again:?}");
+    // Segments written before records were kept are said to be paired by text alone.
+    for entry in fs::read_dir(index.join("segments")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "records") {
+            fs::remove_file(path).unwrap();
+        }
+    }
+    let (_, stderr) = run_ok(
+        twinpage()
+            .args(["index", "query", "--no-render", "--records", "--index"])
+            .arg(&index)
+            .arg("--docs")
+            .arg(d.join("later.csv")),
+    );
+    let stored = scholar.pages.len();
+    assert!(
+        stderr.contains(&format!("{stored} stored documents were added before")),
+        "{stderr}"
+    );
 }

@@ -105,6 +105,13 @@ impl Common {
         lsh: &Lsh,
         within_batch: bool,
     ) -> Result<Vec<Candidate>> {
+        if self.records && index.without_records > 0 {
+            eprintln!(
+                "twinpage: warning: {} stored documents were added before the index kept records, \
+                 and are paired by their text alone: add them again to pair their records",
+                index.without_records
+            );
+        }
         let records = self.records.then_some(&new.record_keys[..]);
         let matching = self.matching(lsh);
         index.matches(&new.docs, &new.sketches, records, &matching, within_batch)

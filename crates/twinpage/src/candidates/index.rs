@@ -145,6 +145,8 @@ pub struct Index {
     pub signatures: Vec<u64>,
     /// Each stored document's record keys (empty when it is no record).
     pub record_keys: Vec<Vec<u64>>,
+    /// Stored documents of segments written before records were kept.
+    pub without_records: usize,
     pub segments: Vec<String>,
 }
 
@@ -215,6 +217,7 @@ impl Index {
             fingerprints: Vec::new(),
             signatures: Vec::new(),
             record_keys: Vec::new(),
+            without_records: 0,
             segments: Vec::new(),
         };
         for name in segment_names(dir)? {
@@ -268,12 +271,13 @@ impl Index {
     }
 
     /// The record keys of a segment's `count` documents (none when it has no `.records`).
-    fn load_record_keys(&self, name: &str, count: usize) -> Result<Vec<Vec<u64>>> {
+    fn load_record_keys(&mut self, name: &str, count: usize) -> Result<Vec<Vec<u64>>> {
         let path = self.segment_path(name, ".records");
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(vec![Vec::new(); count])
+                self.without_records += count;
+                return Ok(vec![Vec::new(); count]);
             }
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
@@ -649,6 +653,8 @@ mod tests {
         std::fs::remove_file(&records).unwrap();
         let reopened = Index::open(dir.path()).unwrap();
         assert_eq!(reopened.record_keys, [Vec::<u64>::new()]);
+        assert_eq!(reopened.without_records, 1);
+        assert_eq!(index.without_records, 0);
     }
 
     #[test]
