@@ -401,7 +401,7 @@ def candidates(sc, skip_bad, binary, docs, out, plan, sketch_options, verify_opt
         verified = nearest(core, NEAREST_BY_CORE).union(
             nearest(visible.subtractByKey(core), NEAREST_BY_VISIBLE_TEXT)).persist()
     if "--records" in sketch_options:
-        # Pairs no sketch found have empty evidence.
+        # Pairs no sketch found have no evidence.
         by_records = record_pairs(ok).map(lambda pair: (pair, None)).subtractByKey(verified)
         verified = verified.union(with_sides(by_records.keys(), ok)).persist()
 
@@ -454,11 +454,12 @@ def record_pairs(ok):
     them: a key held by 2 to MAX_BLOCK records weighs the log of the records over its
     holders, two records on different registered domains (or unknown) are as close as
     the sum of the weights of their shared keys (summed by increasing key, as the binary
-    sums them), and each record keeps its NEAREST_RECORDS nearest (ties by number)."""
+    sums them), and each record keeps its NEAREST_RECORDS nearest (ties by URL, then
+    number: Python orders strings by code point as the binary orders UTF-8 bytes)."""
     keyed = ok.filter(lambda s: s[1]["record_keys"]).mapValues(
-        lambda d: (d["record_keys"], d["domain"]))
+        lambda d: (d["record_keys"], d["domain"], d["side"][0]))
     records = keyed.count()
-    holders = (keyed.flatMap(lambda d: ((key, (d[0], d[1][1])) for key in d[1][0]))
+    holders = (keyed.flatMap(lambda d: ((key, (d[0], *d[1][1:])) for key in d[1][0]))
                .groupByKey()
                .mapValues(list)
                .filter(lambda kv: 2 <= len(kv[1]) <= MAX_BLOCK))
@@ -466,21 +467,21 @@ def record_pairs(ok):
     def shared(kv):
         key, docs = kv
         weight = math.log(records / len(docs))
-        for doc, site in docs:
-            for other, other_site in docs:
+        for doc, site, _ in docs:
+            for other, other_site, other_url in docs:
                 if other != doc and (not site or other_site != site):
-                    yield (doc, other), (key, weight)
+                    yield (doc, other, other_url), (key, weight)
 
     def closeness(kv):
-        (doc, other), weights = kv
+        (doc, other, other_url), weights = kv
         total = 0.0
         for _, weight in sorted(weights):
             total += weight
-        return doc, (-total, other)
+        return doc, (-total, other_url, other)
 
     def kept(kv):
         doc, others = kv
-        for _, other in sorted(others)[:NEAREST_RECORDS]:
+        for _, _, other in sorted(others)[:NEAREST_RECORDS]:
             yield (min(doc, other), max(doc, other))
 
     return (holders.flatMap(shared).groupByKey().map(closeness)
@@ -488,12 +489,13 @@ def record_pairs(ok):
 
 
 def with_sides(pairs, ok):
-    """(pair, (side a, side b, empty evidence)) for each pair of document numbers."""
+    """(pair, (side a, side b, None)) for each pair of document numbers: found by no
+    sketch, it has no evidence."""
     sides = ok.mapValues(lambda d: d["side"])
     halves = (pairs.flatMap(lambda p: [(p[0], p), (p[1], p)])
               .join(sides)
               .map(lambda x: (x[1][0], (x[0], x[1][1]))))
-    return halves.groupByKey().mapValues(lambda h: (*(side for _, side in sorted(h)), ""))
+    return halves.groupByKey().mapValues(lambda h: (*(side for _, side in sorted(h)), None))
 
 
 def nearest(pairs, k):
@@ -577,10 +579,12 @@ def check_sketches(sketches, skip_bad, docs, out):
 
 
 def pair_row(side_a, side_b, evidence, rendered):
-    """A row of the pair file, in the column order of crates/twinpage/src/candidates/corpus.rs write_pairs."""
+    """A row of the pair file, in the column order of crates/twinpage/src/candidates/corpus.rs
+    write_pairs (a pair without evidence was found by its records alone)."""
     (url_a, html_a, rend_a, *extra_a), (url_b, html_b, rend_b, *extra_b) = side_a, side_b
     row = [url_a, url_b, html_a, html_b] + ([rend_a, rend_b] if rendered else [])
-    return row + ["lsh", evidence] + [v for pair in zip(extra_a, extra_b) for v in pair]
+    found = ["records", ""] if evidence is None else ["lsh", evidence]
+    return row + found + [v for pair in zip(extra_a, extra_b) for v in pair]
 
 
 def score_partition(rows, head, binary, base, score_options):

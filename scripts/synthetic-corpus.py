@@ -47,7 +47,8 @@ def write(out, n, copies, seed, edits=(0.01, 0.03), chains=0):
         with open(os.path.join(pages, f"{i:07}.html"), "w") as f:
             f.write(f"<html><head><title>page {i}</title></head><body><p>{' '.join(words)}</p></body></html>")
     # A story as its page 1, the whole (as a site that copied it all) and its page 2:
-    # each page is a duplicate of the whole, not of the other page.
+    # each page is a duplicate of the whole, not of the other page. Its two pages are on
+    # its own site, the whole on the copier's.
     for k in range(chains):
         first, second = (rng.choices(vocabulary, cum_weights=cumulative, k=250) for _ in range(2))
         for j, words in enumerate([first, first + second, second]):
@@ -57,8 +58,13 @@ def write(out, n, copies, seed, edits=(0.01, 0.03), chains=0):
     with open(os.path.join(out, "docs.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["url", "html"])
-        for i in range(n + 3 * chains):
+        for i in range(n):
             w.writerow([f"https://site{i % 997}.example/{i}", name(i)])
+        for k in range(chains):
+            urls = [f"https://story{k}.example/1", f"https://copier{k}.example/story{k}",
+                    f"https://story{k}.example/2"]
+            for j, url in enumerate(urls):
+                w.writerow([url, name(n + 3 * k + j)])
     with open(os.path.join(out, "planted.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["html_a", "html_b", "jaccard5"])

@@ -15,7 +15,9 @@ use common::twinpage;
 
 /// The synthetic crawl of `scripts/synthetic-corpus.py` (10,000 documents, 5 % edited
 /// copies, and 100 stories as page 1, the whole and page 2, whose pairs chain so that
-/// `dedupe` judges page 1 against page 2 in a verification round), rewritten as a table that exercises what the driver must carry over:
+/// `dedupe` judges page 1 against page 2 in a verification round: the two pages are on
+/// one site, whose records are not paired), rewritten as a table that exercises what the
+/// driver must carry over:
 /// paths relative to the table, an id column and a note column with commas, quotes, a
 /// line break and spaces (written back as `_a`/`_b` columns), and exact copies of 30
 /// documents (1 to 4 each) so that `score` decides duplicates (identical bodies) and

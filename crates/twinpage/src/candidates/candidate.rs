@@ -6,6 +6,7 @@ pub struct Candidate {
     pub a: u32,
     pub b: u32,
     /// Values of the method's evidence columns, in
-    /// [`MethodKind::evidence`](super::method::MethodKind::evidence) order.
+    /// [`MethodKind::evidence`](super::method::MethodKind::evidence) order; none
+    /// for a pair its records alone found ([`record_pairs`](super::records::record_pairs)).
     pub evidence: Vec<String>,
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
+use super::records::BY_RECORDS;
 use crate::document::decode::html_files;
 use crate::document::pairs::{PairWriter, SideColumns};
 use crate::document::rows::RowReader;
@@ -229,7 +230,8 @@ impl OutputPaths {
 
 /// Writes candidates as a pair file `score` reads as it is: the pair columns
 /// (`rendered_a,rendered_b` when any document has a stored render), the method
-/// and its evidence columns, then the documents' other columns as `_a`/`_b`.
+/// (`records` for a pair its records alone found) and its evidence columns
+/// (empty for those), then the documents' other columns as `_a`/`_b`.
 pub fn write_pairs(
     w: &mut dyn std::io::Write,
     docs: &[DocInfo],
@@ -249,8 +251,12 @@ pub fn write_pairs(
     let mut writer = PairWriter::new(w, rendered, false, &extra)?;
     for pair in pairs {
         let (a, b) = (&docs[pair.a as usize], &docs[pair.b as usize]);
-        let mut values = vec![method];
-        values.extend(pair.evidence.iter().map(String::as_str));
+        let (found_by, evidence): (&str, Vec<&str>) = match pair.evidence.as_slice() {
+            [] => (BY_RECORDS, vec![""; evidence_columns.len()]),
+            given => (method, given.iter().map(String::as_str).collect()),
+        };
+        let mut values = vec![found_by];
+        values.extend(evidence);
         for (x, y) in a.extra.iter().zip(&b.extra) {
             values.extend([x.as_str(), y.as_str()]);
         }

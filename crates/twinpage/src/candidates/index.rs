@@ -40,9 +40,9 @@ use super::candidate::Candidate;
 use super::corpus::DocInfo;
 use super::lsh::{self, BandTables, Lsh};
 use super::method::Sketch;
-use super::records::record_pairs_of_new;
+use super::records::{record_pairs_of_new, Places};
 use super::simhash;
-use super::sketch::{site_numbers, union, TextChoice};
+use super::sketch::{union, TextChoice};
 use twinpage_util::hash::fnv1a;
 use twinpage_util::write_atomically;
 
@@ -450,9 +450,9 @@ impl Index {
             .chain(&self.record_keys)
             .map(Vec::as_slice)
             .collect();
-        let sites = site_numbers(new_docs.iter().chain(&self.docs));
+        let places = Places::of(new_docs.iter().chain(&self.docs).map(|d| d.url.as_str()));
         let new = new_docs.len();
-        let mut pairs = record_pairs_of_new(&keys, &sites, 1, new, within_batch);
+        let mut pairs = record_pairs_of_new(&keys, &places, new, within_batch);
         pairs.retain(|p| {
             let stored = (p.b as usize).checked_sub(new);
             stored.is_none_or(|id| !self.is_stored_as(id as u32, &new_docs[p.a as usize]))

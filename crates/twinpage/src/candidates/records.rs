@@ -17,6 +17,11 @@
 //! its template and its text, which fingerprints find, while its distinct short
 //! pages (listings named after the site, a shop's models of one line) share the
 //! words of their names.
+//!
+//! Of records equally near, those of the first URLs are kept, not the first
+//! documents: the pairs of a crawl do not change with the order its documents
+//! are read in, and an index, which reads its new documents before its stored
+//! ones, pairs them as one run over every document does.
 
 use std::collections::HashMap;
 
@@ -24,7 +29,7 @@ use rayon::prelude::*;
 
 use super::candidate::Candidate;
 use crate::document::record::Record;
-use crate::document::text;
+use crate::document::{text, url::UrlParts};
 
 /// A key held by more records than this is not searched.
 pub const MAX_BLOCK: usize = 100;
@@ -54,15 +59,44 @@ pub fn record_keys(record: &Record) -> Vec<u64> {
     keys
 }
 
+/// Where each document is: its site and its URL.
+pub struct Places<'u> {
+    /// Each document's registered domain, numbered (0 when unknown: another
+    /// site than any).
+    sites: Vec<u32>,
+    /// Each document's URL, which orders records equally near.
+    urls: Vec<&'u str>,
+}
+
+impl<'u> Places<'u> {
+    /// The places of documents at these URLs, in order.
+    pub fn of(urls: impl Iterator<Item = &'u str>) -> Places<'u> {
+        let urls: Vec<&str> = urls.collect();
+        let mut numbers: HashMap<String, u32> = HashMap::new();
+        let sites = urls
+            .iter()
+            .map(|url| match UrlParts::parse(url).domain {
+                domain if domain.is_empty() => 0,
+                domain => {
+                    let next = numbers.len() as u32 + 1;
+                    *numbers.entry(domain).or_insert(next)
+                }
+            })
+            .collect();
+        Places { sites, urls }
+    }
+}
+
+/// What a pair file's `method` column says of a pair found by its records alone.
+pub const BY_RECORDS: &str = "records";
+
 /// Candidate pairs of the records whose `keys` are given (document number =
 /// position; a document without keys is no record and takes part in none):
 /// each record's [`NEAREST_RECORDS`] nearest on another site by the weight of
-/// the keys they share, sorted. `sites` numbers each document's registered
-/// domain (0 when unknown: another site than any). Their evidence is `evidence`
-/// empty values: they were not found by the method's sketches.
-pub fn record_pairs(keys: &[Vec<u64>], sites: &[u32], evidence: usize) -> Vec<Candidate> {
-    let search = Search::new(keys, sites);
-    search.pairs((0..keys.len() as u32).collect(), evidence, |_| true)
+/// the keys they share, sorted. They carry no evidence: no sketch found them.
+pub fn record_pairs(keys: &[Vec<u64>], places: &Places) -> Vec<Candidate> {
+    let search = Search::new(keys, places);
+    search.pairs((0..keys.len() as u32).collect(), |_| true)
 }
 
 /// The pairs of [`record_pairs`] over every document that take one of the first
@@ -72,12 +106,11 @@ pub fn record_pairs(keys: &[Vec<u64>], sites: &[u32], evidence: usize) -> Vec<Ca
 /// cost follows the new documents, not the index.
 pub fn record_pairs_of_new<K: AsRef<[u64]> + Sync>(
     keys: &[K],
-    sites: &[u32],
-    evidence: usize,
+    places: &Places,
     new: usize,
     within_new: bool,
 ) -> Vec<Candidate> {
-    let search = Search::new(keys, sites);
+    let search = Search::new(keys, places);
     let mut searched: Vec<u32> = (0..new as u32).collect();
     let new_keys = keys[..new].iter().flat_map(AsRef::as_ref);
     let holders = new_keys.filter_map(|k| search.holders.get(k));
@@ -85,7 +118,7 @@ pub fn record_pairs_of_new<K: AsRef<[u64]> + Sync>(
     searched.sort_unstable();
     searched.dedup();
     let new = new as u32;
-    search.pairs(searched, evidence, |pair| {
+    search.pairs(searched, |pair| {
         pair.a < new && (within_new || pair.b >= new)
     })
 }
@@ -93,7 +126,7 @@ pub fn record_pairs_of_new<K: AsRef<[u64]> + Sync>(
 /// The records, and who holds each searched key.
 struct Search<'k, K> {
     keys: &'k [K],
-    sites: &'k [u32],
+    places: &'k Places<'k>,
     /// Each key held by 2 to [`MAX_BLOCK`] records, and its holders.
     holders: HashMap<u64, Vec<u32>>,
     /// Documents that are records.
@@ -101,7 +134,7 @@ struct Search<'k, K> {
 }
 
 impl<'k, K: AsRef<[u64]> + Sync> Search<'k, K> {
-    fn new(keys: &'k [K], sites: &'k [u32]) -> Search<'k, K> {
+    fn new(keys: &'k [K], places: &'k Places<'k>) -> Search<'k, K> {
         // Keys and their holders sorted together rather than hashed one by one: a crawl's
         // records hold millions of keys, nearly all held once, and only the others are kept.
         let mut held: Vec<(u64, u32)> = keys
@@ -120,7 +153,7 @@ impl<'k, K: AsRef<[u64]> + Sync> Search<'k, K> {
             .collect();
         Search {
             keys,
-            sites,
+            places,
             holders,
             records: keys.iter().filter(|k| !k.as_ref().is_empty()).count(),
         }
@@ -130,7 +163,6 @@ impl<'k, K: AsRef<[u64]> + Sync> Search<'k, K> {
     fn pairs(
         &self,
         searched: Vec<u32>,
-        evidence: usize,
         keep: impl Fn(&Candidate) -> bool + Sync,
     ) -> Vec<Candidate> {
         let mut pairs: Vec<Candidate> = searched
@@ -139,7 +171,7 @@ impl<'k, K: AsRef<[u64]> + Sync> Search<'k, K> {
                 self.nearest(doc).into_iter().map(move |other| Candidate {
                     a: doc.min(other),
                     b: doc.max(other),
-                    evidence: vec![String::new(); evidence],
+                    evidence: Vec::new(),
                 })
             })
             .filter(|pair| keep(pair))
@@ -150,13 +182,13 @@ impl<'k, K: AsRef<[u64]> + Sync> Search<'k, K> {
     }
 
     /// The [`NEAREST_RECORDS`] records on another site that share the most weight
-    /// of keys with `doc`.
+    /// of keys with `doc` (of those equally near, the first by URL).
     fn nearest(&self, doc: u32) -> Vec<u32> {
         // A key's weight: its inverse document frequency among the records.
         let weight = |held_by: usize| (self.records as f64 / held_by as f64).ln();
-        let site = self.sites[doc as usize];
-        let elsewhere =
-            |&other: &u32| other != doc && (site == 0 || self.sites[other as usize] != site);
+        let Places { sites, urls } = self.places;
+        let site = sites[doc as usize];
+        let elsewhere = |&other: &u32| other != doc && (site == 0 || sites[other as usize] != site);
         let mut shared: HashMap<u32, f64> = HashMap::new();
         for key in self.keys[doc as usize].as_ref() {
             let Some(docs) = self.holders.get(key) else {
@@ -167,7 +199,10 @@ impl<'k, K: AsRef<[u64]> + Sync> Search<'k, K> {
             }
         }
         let mut nearest: Vec<(u32, f64)> = shared.into_iter().collect();
-        nearest.sort_unstable_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        nearest.sort_unstable_by(|x, y| {
+            let by_url = urls[x.0 as usize].cmp(urls[y.0 as usize]);
+            y.1.total_cmp(&x.1).then(by_url).then(x.0.cmp(&y.0))
+        });
         nearest.truncate(NEAREST_RECORDS);
         nearest.into_iter().map(|(other, _)| other).collect()
     }
@@ -185,11 +220,24 @@ mod tests {
         }
     }
 
+    /// URLs of documents on the given sites (0: no site), one page each.
+    fn urls(sites: impl Iterator<Item = u32>) -> Vec<String> {
+        let url = |(page, site)| match site {
+            0 => format!("page{page}.html"),
+            site => format!("https://shop{site}.example/{page}"),
+        };
+        sites.enumerate().map(url).collect()
+    }
+
+    fn places(urls: &[String]) -> Places<'_> {
+        Places::of(urls.iter().map(String::as_str))
+    }
+
     fn pairs_of(names: &[&str]) -> Vec<(u32, u32)> {
         let keys: Vec<Vec<u64>> = names.iter().map(|n| record_keys(&record(n))).collect();
-        let sites: Vec<u32> = (0..names.len() as u32).collect();
-        let pairs = record_pairs(&keys, &sites, 1);
-        assert!(pairs.iter().all(|p| p.evidence == [""]));
+        let urls = urls(1..=names.len() as u32);
+        let pairs = record_pairs(&keys, &places(&urls));
+        assert!(pairs.iter().all(|p| p.evidence.is_empty()));
         pairs.iter().map(|p| (p.a, p.b)).collect()
     }
 
@@ -235,12 +283,13 @@ mod tests {
     fn records_of_one_site_are_not_paired_by_their_records() {
         let names = ["harbour news", "harbour news", "news of the harbour"];
         let keys: Vec<Vec<u64>> = names.iter().map(|n| record_keys(&record(n))).collect();
-        let pairs = |sites: &[u32]| -> Vec<(u32, u32)> {
-            let pairs = record_pairs(&keys, sites, 0);
+        let pairs = |sites: [u32; 3]| -> Vec<(u32, u32)> {
+            let urls = urls(sites.into_iter());
+            let pairs = record_pairs(&keys, &places(&urls));
             pairs.iter().map(|p| (p.a, p.b)).collect()
         };
-        assert_eq!(pairs(&[1, 1, 2]), [(0, 2), (1, 2)]);
-        assert_eq!(pairs(&[0, 0, 2]), [(0, 1), (0, 2), (1, 2)]);
+        assert_eq!(pairs([1, 1, 2]), [(0, 2), (1, 2)]);
+        assert_eq!(pairs([0, 0, 2]), [(0, 1), (0, 2), (1, 2)]);
     }
 
     #[test]
@@ -258,15 +307,16 @@ mod tests {
             .map(|i| format!("{} {} {}x", words[i % 7], words[i * 3 % 5], i % 6))
             .collect();
         let keys: Vec<Vec<u64>> = names.iter().map(|n| record_keys(&record(n))).collect();
-        let sites: Vec<u32> = (0..40).map(|i| i % 3 + 1).collect();
-        let all = record_pairs(&keys, &sites, 0);
+        let urls = urls((0..40).map(|i| i % 3 + 1));
+        let places = places(&urls);
+        let all = record_pairs(&keys, &places);
         for new in [1, 7, 25, 40] {
             for within_new in [true, false] {
                 let expected: Vec<&Candidate> = all
                     .iter()
                     .filter(|p| p.a < new && (within_new || p.b >= new))
                     .collect();
-                let found = record_pairs_of_new(&keys, &sites, 0, new as usize, within_new);
+                let found = record_pairs_of_new(&keys, &places, new as usize, within_new);
                 assert!(!found.is_empty() || (new == 40 && !within_new));
                 assert_eq!(
                     found.iter().collect::<Vec<_>>(),
@@ -275,6 +325,29 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn records_equally_near_are_kept_by_url_whatever_the_order_of_documents() {
+        // Seven offers of one product on seven sites: each has six equally near and
+        // keeps three of them.
+        let keys = vec![record_keys(&record("garmin nuvi 350 gps")); 7];
+        let urls = urls(1..=7);
+        let by_url = |order: &[usize]| -> Vec<(String, String)> {
+            let urls: Vec<String> = order.iter().map(|&i| urls[i].clone()).collect();
+            let pairs = record_pairs(&keys, &places(&urls));
+            let url = |doc: u32| urls[doc as usize].clone();
+            let mut pairs: Vec<(String, String)> = pairs
+                .iter()
+                .map(|p| (url(p.a).min(url(p.b)), url(p.a).max(url(p.b))))
+                .collect();
+            pairs.sort_unstable();
+            pairs
+        };
+        let first = by_url(&[0, 1, 2, 3, 4, 5, 6]);
+        assert!(first.len() < 21, "{first:?}");
+        assert_eq!(by_url(&[6, 5, 4, 3, 2, 1, 0]), first);
+        assert_eq!(by_url(&[3, 0, 6, 2, 5, 1, 4]), first);
     }
 
     #[test]

@@ -39,7 +39,7 @@ use rayon::prelude::*;
 use super::candidate::Candidate;
 use super::corpus::{Corpus, CorpusDoc, DocInfo, OutputPaths};
 use super::method::{judge, Method, PairStream, Sketch};
-use super::records::{record_keys, record_pairs};
+use super::records::{record_keys, record_pairs, Places};
 use crate::document::attributes::{page_text, read_page};
 use crate::document::decode::{self, DecodedBody};
 use crate::document::{text, url::UrlParts, Skipped};
@@ -323,19 +323,6 @@ pub fn filter_sites(pairs: Vec<Candidate>, docs: &[DocInfo], sites: Sites) -> Ve
         .collect()
 }
 
-/// Each document's registered domain as a number from 1; 0 where its URL names none.
-pub(super) fn site_numbers<'d>(docs: impl Iterator<Item = &'d DocInfo>) -> Vec<u32> {
-    let mut numbers: HashMap<String, u32> = HashMap::new();
-    docs.map(|d| match UrlParts::parse(&d.url).domain {
-        domain if domain.is_empty() => 0,
-        domain => {
-            let next = numbers.len() as u32 + 1;
-            *numbers.entry(domain).or_insert(next)
-        }
-    })
-    .collect()
-}
-
 impl Sites {
     /// Whether a pair of documents of these registered domains is of the wanted kind.
     pub fn keeps(self, domain_a: &str, domain_b: &str) -> bool {
@@ -372,9 +359,8 @@ impl Sketched {
         if self.record_keys.iter().all(Vec::is_empty) {
             return Ok(by_text);
         }
-        let evidence = method.kind().evidence.len();
-        let sites = site_numbers(self.docs.iter());
-        let by_records = record_pairs(&self.record_keys, &sites, evidence);
+        let places = Places::of(self.docs.iter().map(|d| d.url.as_str()));
+        let by_records = record_pairs(&self.record_keys, &places);
         Ok(union(by_text, by_records))
     }
 
