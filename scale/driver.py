@@ -420,22 +420,22 @@ def verified_pairs(ok, prefix, binary, verify_options, star_over=None):
     """The pairs of documents sharing a band key of one text (its columns named with
     `prefix`) that its min-values verify: (pair, (side a, side b, evidence)). With
     `star_over` k, more than k documents with the same min-values (a wall served at
-    every URL) stand in the bands as the first of them, and each of the rest is paired
-    with it alone, as `candidates --text both` pairs them."""
+    every URL) stand in the bands as the first of them by URL (then number), and each
+    of the rest is paired with it alone, as `candidates --text both` pairs them."""
     # Document number -> (min-values, registered domain, pair-file side), for documents with bands.
     usable = ok.filter(lambda s: s[1][prefix + "bands"]).mapValues(
         lambda d: (d[prefix + "minhashes"], d["domain"], d["side"]))
     standing, stars = ok, ok.context.emptyRDD()
     if star_over is not None:
-        stars = (usable.map(lambda u: (u[1][0], u[0])).groupByKey()
-                 .map(lambda kv: sorted(kv[1]))
+        stars = (usable.map(lambda u: (u[1][0], (u[1][2][0], u[0]))).groupByKey()
+                 .map(lambda kv: [number for _, number in sorted(kv[1])])
                  .filter(lambda same: len(same) > star_over)
                  .flatMap(lambda same: ((same[0], member) for member in same[1:])))
         standing = ok.subtractByKey(stars.map(lambda star: (star[1], None)))
     looked_at = (standing.flatMap(lambda s: (((band, key), s[0]) for band, key in enumerate(s[1][prefix + "bands"])))
                  .groupByKey()
                  .flatMap(lambda kv: itertools.combinations(sorted(kv[1]), 2))
-                 .union(stars)
+                 .union(stars.map(lambda star: (min(star), max(star))))
                  .distinct())
     # Each pair meets both documents' values in one join (a document's values cross the
     # shuffle once per pair it is in), then the two halves meet by pair, and the binary
@@ -500,10 +500,15 @@ def with_sides(pairs, ok):
 
 def nearest(pairs, k):
     """The pairs (pair, (side a, side b, evidence)) among the `k` closest of either
-    document by their evidence (ties by pair), as `candidates --text both` keeps them."""
-    ends = pairs.flatMap(lambda p: [(end, (-float(p[1][2]), p[0])) for end in p[0]])
+    document by their evidence, as `candidates --text both` keeps them: ties by the
+    pair's documents in the order of (URL, number), the lower first."""
+    def ranked(p):
+        (a, b), (side_a, side_b, evidence) = p
+        tie = tuple(sorted([(side_a[0], a), (side_b[0], b)]))
+        return [(end, (-float(evidence), tie, p[0])) for end in p[0]]
+    ends = pairs.flatMap(ranked)
     kept = (ends.groupByKey()
-            .flatMap(lambda kv: (pair for _, pair in sorted(kv[1])[:k]))
+            .flatMap(lambda kv: (pair for _, _, pair in sorted(kv[1])[:k]))
             .distinct()
             .map(lambda pair: (pair, None)))
     return pairs.join(kept).mapValues(lambda v: v[0])

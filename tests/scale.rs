@@ -63,10 +63,11 @@ fn corpus(dir: &Path) -> PathBuf {
             id += 1;
         }
     }
-    // One page served at 40 more URLs: more than 32 of one sketch are paired as a star.
+    // One page served at 40 more URLs: more than 32 of one sketch are paired as a star
+    // around the first by URL (a later row, not the page's first one).
     let (_, html) = &docs[999];
     for copy in 0..40 {
-        let url = format!("https://wall.example/{copy}");
+        let url = format!("https://a-wall.example/{copy}");
         w.write_record([id.to_string().as_str(), &url, html, "served again"])
             .unwrap();
         id += 1;

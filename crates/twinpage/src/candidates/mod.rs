@@ -10,7 +10,7 @@
 //! keeps fingerprints on disk for the crawler's online and batch modes,
 //! [`records`] pairs record pages (catalogues' products, papers) by what their records
 //! share, and [`cluster`] turns decided pairs into clusters. [`method`] is the seam every
-//! method plugs into.
+//! method plugs into; [`places`] orders pairs equally near by their URLs.
 
 pub mod candidate;
 pub mod cluster;
@@ -20,6 +20,7 @@ pub mod index;
 pub mod lsh;
 pub mod method;
 pub mod minhash;
+pub mod places;
 pub mod pugh;
 pub mod records;
 pub mod sharing;

@@ -18,18 +18,18 @@
 //! pages (listings named after the site, a shop's models of one line) share the
 //! words of their names.
 //!
-//! Of records equally near, those of the first URLs are kept, not the first
-//! documents: the pairs of a crawl do not change with the order its documents
-//! are read in, and an index, which reads its new documents before its stored
-//! ones, pairs them as one run over every document does.
+//! Of records equally near, those of the first URLs are kept ([`Places`]): an
+//! index, which reads its new documents before its stored ones, pairs them as
+//! one run over every document does.
 
 use std::collections::HashMap;
 
 use rayon::prelude::*;
 
 use super::candidate::Candidate;
+use super::places::Places;
 use crate::document::record::Record;
-use crate::document::{text, url::UrlParts};
+use crate::document::text;
 
 /// A key held by more records than this is not searched.
 pub const MAX_BLOCK: usize = 100;
@@ -57,34 +57,6 @@ pub fn record_keys(record: &Record) -> Vec<u64> {
     keys.sort_unstable();
     keys.dedup();
     keys
-}
-
-/// Where each document is: its site and its URL.
-pub struct Places<'u> {
-    /// Each document's registered domain, numbered (0 when unknown: another
-    /// site than any).
-    sites: Vec<u32>,
-    /// Each document's URL, which orders records equally near.
-    urls: Vec<&'u str>,
-}
-
-impl<'u> Places<'u> {
-    /// The places of documents at these URLs, in order.
-    pub fn of(urls: impl Iterator<Item = &'u str>) -> Places<'u> {
-        let urls: Vec<&str> = urls.collect();
-        let mut numbers: HashMap<String, u32> = HashMap::new();
-        let sites = urls
-            .iter()
-            .map(|url| match UrlParts::parse(url).domain {
-                domain if domain.is_empty() => 0,
-                domain => {
-                    let next = numbers.len() as u32 + 1;
-                    *numbers.entry(domain).or_insert(next)
-                }
-            })
-            .collect();
-        Places { sites, urls }
-    }
 }
 
 /// What a pair file's `method` column says of a pair found by its records alone.
@@ -126,7 +98,7 @@ pub fn record_pairs_of_new<K: AsRef<[u64]> + Sync>(
 /// The records, and who holds each searched key.
 struct Search<'k, K> {
     keys: &'k [K],
-    places: &'k Places<'k>,
+    places: &'k Places,
     /// Each key held by 2 to [`MAX_BLOCK`] records, and its holders.
     holders: HashMap<u64, Vec<u32>>,
     /// Documents that are records.
@@ -134,7 +106,7 @@ struct Search<'k, K> {
 }
 
 impl<'k, K: AsRef<[u64]> + Sync> Search<'k, K> {
-    fn new(keys: &'k [K], places: &'k Places<'k>) -> Search<'k, K> {
+    fn new(keys: &'k [K], places: &'k Places) -> Search<'k, K> {
         // Keys and their holders sorted together rather than hashed one by one: a crawl's
         // records hold millions of keys, nearly all held once, and only the others are kept.
         let mut held: Vec<(u64, u32)> = keys
@@ -186,7 +158,7 @@ impl<'k, K: AsRef<[u64]> + Sync> Search<'k, K> {
     fn nearest(&self, doc: u32) -> Vec<u32> {
         // A key's weight: its inverse document frequency among the records.
         let weight = |held_by: usize| (self.records as f64 / held_by as f64).ln();
-        let Places { sites, urls } = self.places;
+        let Places { sites, ranks } = self.places;
         let site = sites[doc as usize];
         let elsewhere = |&other: &u32| other != doc && (site == 0 || sites[other as usize] != site);
         let mut shared: HashMap<u32, f64> = HashMap::new();
@@ -200,8 +172,8 @@ impl<'k, K: AsRef<[u64]> + Sync> Search<'k, K> {
         }
         let mut nearest: Vec<(u32, f64)> = shared.into_iter().collect();
         nearest.sort_unstable_by(|x, y| {
-            let by_url = urls[x.0 as usize].cmp(urls[y.0 as usize]);
-            y.1.total_cmp(&x.1).then(by_url).then(x.0.cmp(&y.0))
+            let by_url = ranks[x.0 as usize].cmp(&ranks[y.0 as usize]);
+            y.1.total_cmp(&x.1).then(by_url)
         });
         nearest.truncate(NEAREST_RECORDS);
         nearest.into_iter().map(|(other, _)| other).collect()
@@ -229,7 +201,7 @@ mod tests {
         sites.enumerate().map(url).collect()
     }
 
-    fn places(urls: &[String]) -> Places<'_> {
+    fn places(urls: &[String]) -> Places {
         Places::of(urls.iter().map(String::as_str))
     }
 

@@ -39,7 +39,8 @@ use rayon::prelude::*;
 use super::candidate::Candidate;
 use super::corpus::{Corpus, CorpusDoc, DocInfo, OutputPaths};
 use super::method::{judge, Method, PairStream, Sketch};
-use super::records::{record_keys, record_pairs, Places};
+use super::places::Places;
+use super::records::{record_keys, record_pairs};
 use crate::document::attributes::{page_text, read_page};
 use crate::document::decode::{self, DecodedBody};
 use crate::document::{text, url::UrlParts, Skipped};
@@ -355,36 +356,38 @@ impl Sketched {
     /// [`TextChoice::Both`] each document's nearest on either text. A pair found
     /// on both texts carries the evidence of its core content.
     pub fn pairs(&self, method: &dyn Method) -> Result<Vec<Candidate>> {
-        let by_text = self.text_pairs(method)?;
-        if self.record_keys.iter().all(Vec::is_empty) {
-            return Ok(by_text);
+        let records = self.record_keys.iter().any(|keys| !keys.is_empty());
+        if self.visible.is_empty() && !records {
+            return method.pairs(&self.sketches);
         }
         let places = Places::of(self.docs.iter().map(|d| d.url.as_str()));
+        let by_text = if self.visible.is_empty() {
+            method.pairs(&self.sketches)?
+        } else {
+            self.pairs_on_both_texts(method, &places)?
+        };
+        if !records {
+            return Ok(by_text);
+        }
         let by_records = record_pairs(&self.record_keys, &places);
         Ok(union(by_text, by_records))
     }
 
-    /// The pairs of [`Sketched::pairs`] found by the texts' sketches.
-    fn text_pairs(&self, method: &dyn Method) -> Result<Vec<Candidate>> {
-        if self.visible.is_empty() {
-            return method.pairs(&self.sketches);
-        }
-        let core = Standing::new(&self.sketches, NEAREST_BY_CORE);
-        let visible = Standing::new(&self.visible, NEAREST_BY_VISIBLE_TEXT);
-        let by_core = nearest(core.streams(method)?, method, NEAREST_BY_CORE, |_| true);
+    /// The pairs of [`Sketched::pairs`] found by the sketches of both texts.
+    fn pairs_on_both_texts(&self, method: &dyn Method, places: &Places) -> Result<Vec<Candidate>> {
+        let core = Standing::new(&self.sketches, NEAREST_BY_CORE, places);
+        let visible = Standing::new(&self.visible, NEAREST_BY_VISIBLE_TEXT, places);
+        let by_core = Nearest::new(method, NEAREST_BY_CORE, places);
+        let by_core = by_core.of(core.streams(method)?, |_| true);
         let beyond_core = |pair: &Candidate| !core.finds(method, pair.a, pair.b);
-        let by_visible = nearest(
-            visible.streams(method)?,
-            method,
-            NEAREST_BY_VISIBLE_TEXT,
-            beyond_core,
-        );
+        let by_visible = Nearest::new(method, NEAREST_BY_VISIBLE_TEXT, places);
+        let by_visible = by_visible.of(visible.streams(method)?, beyond_core);
         Ok(union(by_core, by_visible))
     }
 }
 
 /// The documents that stand in the search on one text. Where more than `k`
-/// documents share one sketch, the first of them stands for the group: it takes
+/// documents share one sketch, the first of them by URL stands for the group: it takes
 /// the pairs with every other sketch, and each of the others is paired with it
 /// alone (a star, whose members clustering judges against their center).
 /// [`nearest`] would keep each of them `k` pairs inside the group anyway, all alike
@@ -395,7 +398,8 @@ impl Sketched {
 /// starring them lost two duplicate pairs.
 struct Standing<'s> {
     sketches: &'s [Sketch],
-    /// For each document, the one that stands for it: itself, or its group's first.
+    /// For each document, the one that stands for it: itself, or its group's first
+    /// by URL.
     firsts: Vec<u32>,
     /// The documents that stand for themselves, increasing, with their sketches
     /// (None when that is every document).
@@ -403,11 +407,16 @@ struct Standing<'s> {
 }
 
 impl<'s> Standing<'s> {
-    fn new(sketches: &'s [Sketch], k: usize) -> Standing<'s> {
+    fn new(sketches: &'s [Sketch], k: usize, places: &Places) -> Standing<'s> {
         // The method's values alone decide its pairs (and the Spark driver sees no more).
         let mut groups: HashMap<&[u64], (u32, usize)> = HashMap::new();
         for (i, s) in sketches.iter().enumerate() {
-            groups.entry(&s.values).or_insert((i as u32, 0)).1 += 1;
+            let i = i as u32;
+            let (first, size) = groups.entry(&s.values).or_insert((i, 0));
+            if places.ranks[i as usize] < places.ranks[*first as usize] {
+                *first = i;
+            }
+            *size += 1;
         }
         let firsts: Vec<u32> = (0..sketches.len() as u32)
             .map(|i| match groups[sketches[i as usize].values.as_slice()] {
@@ -450,8 +459,8 @@ impl<'s> Standing<'s> {
             let (a, b) = (&self.sketches[first as usize], &self.sketches[i as usize]);
             let evidence = (first != i).then(|| judge(method, a, b)).flatten()?;
             Some(Candidate {
-                a: first,
-                b: i,
+                a: first.min(i),
+                b: first.max(i),
                 evidence,
             })
         });
@@ -461,13 +470,12 @@ impl<'s> Standing<'s> {
     }
 
     /// Whether [`Standing::streams`] yield the pair `a < b`: both stand for
-    /// themselves or `a` stands for `b`, and the method judges them a pair (its
-    /// search finds exactly what its judge accepts).
+    /// themselves or one stands for the other, and the method judges them a pair
+    /// (its search finds exactly what its judge accepts).
     fn finds(&self, method: &dyn Method, a: u32, b: u32) -> bool {
         let (first_a, first_b) = (self.firsts[a as usize], self.firsts[b as usize]);
         let (sketch_a, sketch_b) = (&self.sketches[a as usize], &self.sketches[b as usize]);
-        first_a == a
-            && (first_b == b || first_b == a)
+        ((first_a == a && first_b == b) || first_a == b || first_b == a)
             && judge(method, sketch_a, sketch_b).is_some()
     }
 }
@@ -488,29 +496,45 @@ pub const NEAREST_BY_CORE: usize = 32;
 /// nearest by what a reader sees.
 pub const NEAREST_BY_VISIBLE_TEXT: usize = 8;
 
-/// The pairs of `streams` that `keep` keeps and that are among the `k` closest of
-/// either document by the method's closeness (ties by pair order), sorted: every
-/// pair, when no document has more. Each stream is drained on a core of its own
-/// into the `k` nearest of each document it names, so no more than those are held
-/// however many pairs stream by.
-fn nearest(
-    streams: Vec<PairStream<'_>>,
-    method: &dyn Method,
+/// Which pairs each document keeps: its `k` closest by the method's closeness,
+/// pairs equally close by their documents' places ([`Places::tie`]).
+struct Nearest<'n> {
+    method: &'n dyn Method,
     k: usize,
-    keep: impl Fn(&Candidate) -> bool + Sync,
-) -> Vec<Candidate> {
-    let of_each = streams
-        .into_par_iter()
-        .map(|stream| {
-            let mut of_each = NearestOfEach::new(k);
-            for pair in stream.filter(&keep) {
-                let closeness = method.closeness(&pair.evidence);
-                of_each.offer(&Ranked { closeness, pair });
-            }
-            of_each
-        })
-        .reduce(|| NearestOfEach::new(k), NearestOfEach::merge);
-    of_each.pairs()
+    places: &'n Places,
+}
+
+impl<'n> Nearest<'n> {
+    fn new(method: &'n dyn Method, k: usize, places: &'n Places) -> Nearest<'n> {
+        Nearest { method, k, places }
+    }
+
+    /// The pairs of `streams` that `keep` keeps and that are among the `k`
+    /// closest of either document, sorted: every pair, when no document has more.
+    /// Each stream is drained on a core of its own into the `k` nearest of each
+    /// document it names, so no more than those are held however many pairs
+    /// stream by.
+    fn of(
+        &self,
+        streams: Vec<PairStream<'_>>,
+        keep: impl Fn(&Candidate) -> bool + Sync,
+    ) -> Vec<Candidate> {
+        let of_each = streams
+            .into_par_iter()
+            .map(|stream| {
+                let mut of_each = NearestOfEach::new(self.k);
+                for pair in stream.filter(&keep) {
+                    of_each.offer(&Ranked {
+                        closeness: self.method.closeness(&pair.evidence),
+                        tie: self.places.tie(pair.a, pair.b),
+                        pair,
+                    });
+                }
+                of_each
+            })
+            .reduce(|| NearestOfEach::new(self.k), NearestOfEach::merge);
+        of_each.pairs()
+    }
 }
 
 /// The `k` nearest pairs of each document seen so far.
@@ -569,23 +593,19 @@ impl NearestOfEach {
     }
 }
 
-/// A pair with its closeness, ordered nearest first (ties by pair order).
+/// A pair with its closeness, ordered nearest first (ties by `tie`).
 #[derive(Clone)]
 struct Ranked {
     closeness: f64,
+    /// Its documents' places ([`Places::tie`]).
+    tie: (u32, u32),
     pair: Candidate,
-}
-
-impl Ranked {
-    fn key(&self) -> (u32, u32) {
-        (self.pair.a, self.pair.b)
-    }
 }
 
 impl Ord for Ranked {
     fn cmp(&self, other: &Ranked) -> Ordering {
         let nearer = other.closeness.total_cmp(&self.closeness);
-        nearer.then_with(|| self.key().cmp(&other.key()))
+        nearer.then(self.tie.cmp(&other.tie))
     }
 }
 
@@ -934,6 +954,21 @@ mod tests {
     }
 
     /// `pairs` dealt out to three streams, as a search's bands would give them.
+    /// [`Nearest::of`] with documents ranked by their numbers.
+    fn nearest_of(
+        method: &dyn Method,
+        k: usize,
+        streams: Vec<PairStream<'_>>,
+        keep: impl Fn(&Candidate) -> bool + Sync,
+    ) -> Vec<Candidate> {
+        Nearest::new(method, k, &Places::apart(1000)).of(streams, keep)
+    }
+
+    /// Places of `docs` ranked by their numbers.
+    fn apart<T>(docs: &[T]) -> Places {
+        Places::apart(docs.len())
+    }
+
     fn streams(pairs: &[Candidate]) -> Vec<PairStream<'static>> {
         (0..3)
             .map(|s| {
@@ -956,7 +991,7 @@ mod tests {
         }
         visible.sort();
         let beyond_core = |p: &Candidate| (p.a, p.b) != (2, 3);
-        let kept = nearest(streams(&visible), &lsh, 3, beyond_core);
+        let kept = nearest_of(&lsh, 3, streams(&visible), beyond_core);
         assert!(kept.contains(&pair(0, 1, 0.98)));
         assert!(!kept.iter().any(|p| (p.a, p.b) == (2, 3)));
         // Each page keeps its 3 nearest, so no page has more than 3 + (pages that
@@ -969,7 +1004,7 @@ mod tests {
         assert!(kept.windows(2).all(|w| w[0] < w[1]));
         // Few pairs a page: all kept.
         let few = vec![pair(0, 1, 0.5), pair(2, 3, 0.7)];
-        assert_eq!(nearest(streams(&few), &lsh, 3, |_| true), few);
+        assert_eq!(nearest_of(&lsh, 3, streams(&few), |_| true), few);
     }
 
     #[test]
@@ -986,32 +1021,46 @@ mod tests {
                 }
             }
         }
-        // Each page's k nearest by closeness, ties by pair order, all pairs in hand.
-        let expected = |k: usize| {
+        // Each page's k nearest by closeness, ties by the pages' places, all pairs in
+        // hand: places by number, and by a shuffled order of URLs.
+        let expected = |k: usize, places: &Places| {
             let mut kept = vec![false; pairs.len()];
             for page in 0..40 {
                 let mut of_page: Vec<usize> = (0..pairs.len())
                     .filter(|&i| pairs[i].a == page || pairs[i].b == page)
                     .collect();
                 let closeness = |i: usize| lsh.closeness(&pairs[i].evidence);
-                of_page.sort_by(|&x, &y| closeness(y).total_cmp(&closeness(x)).then(x.cmp(&y)));
+                let tie = |i: usize| places.tie(pairs[i].a, pairs[i].b);
+                of_page.sort_by(|&x, &y| {
+                    closeness(y)
+                        .total_cmp(&closeness(x))
+                        .then(tie(x).cmp(&tie(y)))
+                });
                 of_page.iter().take(k).for_each(|&i| kept[i] = true);
             }
             let kept = pairs.iter().zip(kept).filter(|(_, kept)| *kept);
             kept.map(|(pair, _)| pair.clone()).collect::<Vec<_>>()
         };
-        for k in [1, 2, 5, 40] {
-            assert_eq!(
-                nearest(streams(&pairs), &lsh, k, |_| true),
-                expected(k),
-                "k {k}"
-            );
+        let mut shuffled: Vec<u32> = (0..40).collect();
+        rand::seq::SliceRandom::shuffle(shuffled.as_mut_slice(), &mut rng);
+        let shuffled = Places {
+            ranks: shuffled,
+            ..Places::apart(40)
+        };
+        let orders = [Places::apart(40), shuffled];
+        for places in &orders {
+            let nearest = |k: usize| Nearest::new(&lsh, k, places).of(streams(&pairs), |_| true);
+            for k in [1, 2, 5, 40] {
+                assert_eq!(nearest(k), expected(k, places), "k {k}");
+            }
         }
-        assert_eq!(nearest(streams(&pairs), &lsh, 40, |_| true), pairs);
+        // The ties decide which pairs are kept.
+        assert_ne!(expected(2, &orders[0]), expected(2, &orders[1]));
+        assert_eq!(nearest_of(&lsh, 40, streams(&pairs), |_| true), pairs);
     }
 
     #[test]
-    fn copies_of_one_sketch_are_paired_with_their_first_alone_and_find_what_it_finds() {
+    fn copies_of_one_sketch_are_paired_with_their_first_by_url_alone_and_find_what_it_finds() {
         let lsh = crate::candidates::lsh::Lsh::new(Default::default()).unwrap();
         let sketch = |text: &str| lsh.sketch(&text::word_ids(text));
         let article: String = (0..300).map(|i| format!("word{} ", i * 7 % 211)).collect();
@@ -1024,21 +1073,30 @@ mod tests {
         sketches.push(sketch(""));
         let every = lsh.pairs(&sketches).unwrap();
         assert_eq!(every.len(), 201 * 200 / 2);
-        let standing = Standing::new(&sketches, 32);
-        let once = drain_sorted(standing.streams(&lsh).unwrap());
-        let star: Vec<(u32, u32)> = (2..=201).map(|member| (1, member)).collect();
-        assert_eq!(once.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(), star);
-        // Each pair kept is one the method finds, with its evidence.
-        assert!(once.iter().all(|pair| every.binary_search(pair).is_ok()));
-        // `finds` says which pairs the streams yield, without them.
-        for a in 0..sketches.len() as u32 {
-            for b in a + 1..sketches.len() as u32 {
-                let yielded = once.binary_search_by_key(&(a, b), |p| (p.a, p.b)).is_ok();
-                assert_eq!(standing.finds(&lsh, a, b), yielded, "({a}, {b})");
+        // The wall's first URL stands for it: page 1 when URLs go as numbers, page 200
+        // when they go the other way.
+        let reversed = Places {
+            ranks: (0..sketches.len() as u32).rev().collect(),
+            ..apart(&sketches)
+        };
+        for (places, first) in [(apart(&sketches), 1), (reversed, 200)] {
+            let standing = Standing::new(&sketches, 32, &places);
+            let once = drain_sorted(standing.streams(&lsh).unwrap());
+            let members = (1..=201).filter(|&member| member != first);
+            let star: Vec<(u32, u32)> = members.map(|m| (m.min(first), m.max(first))).collect();
+            assert_eq!(once.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(), star);
+            // Each pair kept is one the method finds, with its evidence.
+            assert!(once.iter().all(|pair| every.binary_search(pair).is_ok()));
+            // `finds` says which pairs the streams yield, without them.
+            for a in 0..sketches.len() as u32 {
+                for b in a + 1..sketches.len() as u32 {
+                    let yielded = once.binary_search_by_key(&(a, b), |p| (p.a, p.b)).is_ok();
+                    assert_eq!(standing.finds(&lsh, a, b), yielded, "({a}, {b})");
+                }
             }
         }
         // A group of no more than k copies keeps every pair.
-        let every_standing = Standing::new(&sketches, 200);
+        let every_standing = Standing::new(&sketches, 200, &apart(&sketches));
         assert_eq!(drain_sorted(every_standing.streams(&lsh).unwrap()), every);
         // Without copies nothing changes.
         let distinct = [
@@ -1046,7 +1104,7 @@ mod tests {
             sketch(&article),
             sketch(&format!("{article} x")),
         ];
-        let standing = Standing::new(&distinct, 0);
+        let standing = Standing::new(&distinct, 0, &apart(&distinct));
         assert_eq!(
             drain_sorted(standing.streams(&lsh).unwrap()),
             lsh.pairs(&distinct).unwrap()
