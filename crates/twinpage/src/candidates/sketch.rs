@@ -356,20 +356,18 @@ impl Sketched {
     /// [`TextChoice::Both`] each document's nearest on either text. A pair found
     /// on both texts carries the evidence of its core content.
     pub fn pairs(&self, method: &dyn Method) -> Result<Vec<Candidate>> {
-        let records = self.record_keys.iter().any(|keys| !keys.is_empty());
-        if self.visible.is_empty() && !records {
-            return method.pairs(&self.sketches);
-        }
-        let places = Places::of(self.docs.iter().map(|d| d.url.as_str()));
+        // Built only when a search keeps each document's nearest.
+        let places = std::cell::OnceCell::new();
+        let places = || places.get_or_init(|| Places::of(self.docs.iter().map(|d| d.url.as_str())));
         let by_text = if self.visible.is_empty() {
             method.pairs(&self.sketches)?
         } else {
-            self.pairs_on_both_texts(method, &places)?
+            self.pairs_on_both_texts(method, places())?
         };
-        if !records {
+        if self.record_keys.iter().all(Vec::is_empty) {
             return Ok(by_text);
         }
-        let by_records = record_pairs(&self.record_keys, &places);
+        let by_records = record_pairs(&self.record_keys, places());
         Ok(union(by_text, by_records))
     }
 
