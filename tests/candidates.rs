@@ -6,7 +6,7 @@ use std::fs;
 use assert_cmd::Command;
 
 mod common;
-use common::twinpage;
+use common::{in_order, twinpage};
 
 /// Exit code, stdout and stderr of a run.
 fn outcome(cmd: &mut Command) -> (Option<i32>, String, String) {
@@ -569,10 +569,6 @@ impl ScholarPages {
         }
         w.flush().unwrap();
     }
-}
-
-fn in_order(a: String, b: String) -> (String, String) {
-    (a.clone().min(b.clone()), a.max(b))
 }
 
 /// The pairs of a pair file (first two columns, in order) with the method that

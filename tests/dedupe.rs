@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 
-use common::twinpage;
+use common::{in_order, twinpage};
 
 const CRAWLS: [&str; 3] = [
     "tests/crawls/wget.warc.gz",
@@ -531,10 +531,7 @@ fn a_crawl_read_in_another_order_gives_the_same_candidate_pairs() {
             .success();
         let mut reader = csv::Reader::from_path(run.join("candidates.csv")).unwrap();
         let rows = reader.records().map(Result::unwrap);
-        let by_url = rows.map(|r| {
-            let (a, b) = (r[0].to_string(), r[1].to_string());
-            (a.clone().min(b.clone()), a.max(b))
-        });
+        let by_url = rows.map(|r| in_order(r[0].into(), r[1].into()));
         by_url.collect::<std::collections::BTreeSet<_>>()
     };
     let read_in_order = pairs("in-order", &rows);

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use crate::document::url::UrlParts;
 
 /// Each document's site and rank by URL, by document number.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct Places {
     /// Each document's registered domain, numbered (0 when unknown: another site
     /// than any).

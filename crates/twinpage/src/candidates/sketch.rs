@@ -951,7 +951,6 @@ mod tests {
         }
     }
 
-    /// `pairs` dealt out to three streams, as a search's bands would give them.
     /// [`Nearest::of`] with documents ranked by their numbers.
     fn nearest_of(
         method: &dyn Method,
@@ -967,6 +966,7 @@ mod tests {
         Places::apart(docs.len())
     }
 
+    /// `pairs` dealt out to three streams, as a search's bands would give them.
     fn streams(pairs: &[Candidate]) -> Vec<PairStream<'static>> {
         (0..3)
             .map(|s| {
