@@ -470,10 +470,8 @@ fn a_group_of_near_copies_is_one_cluster_without_scoring_every_pair_of_it() {
     assert_eq!(rows.iter().filter(|r| r["keep"] == "1").count(), 1);
 }
 
-#[test]
-fn a_wall_served_at_many_urls_is_a_star_of_pairs_and_joins_no_page() {
-    let n = 400;
-    let dir = tempfile::tempdir().unwrap();
+/// A sign-in wall written to `dir/wall.html`, and docs.csv rows serving it at `n` URLs.
+fn wall_at(dir: &Path, n: usize) -> Vec<String> {
     let wall = "<html><head><title>Sign in - Harbour Gazette</title></head><body><main>\
         <h1>Sign in to keep reading</h1><p>Subscribers read every article of the Harbour \
         Gazette, the archive since 1921 and the morning briefing. Sign in with the email \
@@ -481,11 +479,17 @@ fn a_wall_served_at_many_urls_is_a_star_of_pairs_and_joins_no_page() {
         time from your account page.</p><form><label>Email <input name=email></label>\
         <label>Password <input type=password name=password></label><button>Sign in</button>\
         </form></main></body></html>";
-    std::fs::write(dir.path().join("wall.html"), wall).unwrap();
-    let mut docs = String::from("url,html\n");
-    for i in 0..n {
-        docs += &format!("https://gazette.test/news/{i},wall.html\n");
-    }
+    std::fs::write(dir.join("wall.html"), wall).unwrap();
+    (0..n)
+        .map(|i| format!("https://gazette.test/news/{i},wall.html"))
+        .collect()
+}
+
+#[test]
+fn a_wall_served_at_many_urls_is_a_star_of_pairs_and_joins_no_page() {
+    let n = 400;
+    let dir = tempfile::tempdir().unwrap();
+    let docs = format!("url,html\n{}\n", wall_at(dir.path(), n).join("\n"));
     std::fs::write(dir.path().join("docs.csv"), docs).unwrap();
     let out = dedupe_fetched_only(&dir.path().join("docs.csv"), dir.path());
     // Every page paired with the first alone, where every pair would be 79,800.
@@ -510,15 +514,8 @@ fn a_crawl_read_in_another_order_gives_the_same_candidate_pairs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let docs = std::fs::read_to_string(near_copies(d, 120)).unwrap();
-    std::fs::write(
-        d.join("wall.html"),
-        "<html><body><h1>Sign in to keep reading</h1>\
-        <p>Subscribers read every article of the Harbour Gazette and its archive. Sign in \
-        with the address you subscribed with, or start a trial month.</p></body></html>",
-    )
-    .unwrap();
     let mut rows: Vec<String> = docs.lines().skip(1).map(String::from).collect();
-    rows.extend((0..40).map(|i| format!("https://gazette.test/news/{i},wall.html")));
+    rows.extend(wall_at(d, 40));
     let pairs = |name: &str, rows: &[String]| {
         let docs = d.join(format!("{name}.csv"));
         std::fs::write(&docs, format!("url,html\n{}\n", rows.join("\n"))).unwrap();

@@ -48,5 +48,9 @@ pub fn pair_file_head(source: &str, rows: usize, out: &Path) {
 /// A pair of URLs (or paths) as one key, whichever side each was written on.
 #[allow(dead_code)] // not every test file uses it
 pub fn in_order(a: String, b: String) -> (String, String) {
-    (a.clone().min(b.clone()), a.max(b))
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
 }
