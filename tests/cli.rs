@@ -732,7 +732,16 @@ fn kill_9_of_a_rendering_run_leaves_no_chromium_and_no_profile() {
         "url_a,url_b,html_a,html_b\nhttps://x.example/a,https://x.example/b,a.html,b.html\n",
     )
     .unwrap();
-    assert!(run(&one).status().unwrap().success());
+    // Its stderr says why, should it fail (once in a loaded CI run, and never alone).
+    let next = run(&one)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(
+        next.status.success(),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
     assert_eq!(left(), 0, "the stale profile folder was swept");
 }
 
