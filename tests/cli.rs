@@ -334,26 +334,42 @@ fn train_evaluate_explain_round_trip() {
         text.contains("F1") && text.contains("forest: 100 trees"),
         "{text}"
     );
-    // Record pairs throughout: the model written learnt from every pair.
+    // Record pairs throughout: the model written learnt from every pair, its forest
+    // calibrated out of bag.
     assert!(
-        text.contains("fit: every pair (100 % of the pairs are two records"),
+        text.contains("fit: every pair, calibrated out of bag (100 % of the pairs are two records"),
         "{text}"
     );
-    let fitted = |path: &Path| -> serde_json::Value {
-        serde_json::from_str::<serde_json::Value>(&fs::read_to_string(path).unwrap()).unwrap()
-            ["training"]["fitted_on_every_pair"]
-            .clone()
+    let file = |path: &Path| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
     };
+    let fitted = |path: &Path| file(path)["training"]["fitted_on_every_pair"].clone();
+    let calibration = |path: &Path| file(path)["estimator"]["params"]["calibration"].clone();
     assert_eq!(fitted(&model), true);
+    assert_eq!(calibration(&model), "out-of-bag");
     let judged = dir.path().join("judged.json");
     twinpage()
         .args([
-            "train", "--seed", "3", "--fit", "judged", "--pairs", er, "--out",
+            "train",
+            "--seed",
+            "3",
+            "--fit",
+            "judged",
+            "--calibration",
+            "held-out",
+            "--pairs",
+            er,
+            "--out",
         ])
         .arg(&judged)
         .assert()
         .success();
     assert_eq!(fitted(&judged), false);
+    assert_eq!(
+        calibration(&judged),
+        "held-out",
+        "a calibration asked for is kept"
+    );
     let again = dir.path().join("m2.json");
     twinpage()
         .args(["train", "--seed", "3", "--pairs", er, "--out"])

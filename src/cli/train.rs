@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::declared::{Declared, Estimators};
+use twinpage::model::forest;
 use twinpage::model::train::{self, Fit};
 use twinpage::model::{estimator_named, KINDS};
 use twinpage::model::{DecisionPolicy, Missing, Model, TrainingInfo};
@@ -64,7 +65,8 @@ pub struct Args {
     /// every pair once judged (75 % fit, 25 % calibration: up to 4 points of F1 on the
     /// record benchmarks, thresholds from another calibration draw); `auto`,
     /// `every-pair` when nine pairs in ten or more are two records (products, papers),
-    /// else `judged` (on web pages `every-pair` sent more pairs to review).
+    /// else `judged` (on web pages `every-pair` sent more pairs to review). A forest of
+    /// such a set of records is calibrated out of bag too, unless --calibration is given.
     #[arg(long, value_enum, default_value_t = FitChoice::Auto)]
     fit: FitChoice,
     /// Same as `--fit every-pair`.
@@ -107,7 +109,8 @@ pub fn run(args: Args) -> Result<()> {
     args.params
         .values
         .check_known(kind.params, &estimator_name)?;
-    let learner = (kind.learner)(&args.params.values)?;
+    // Parameters that make no learner fail before the pairs are read.
+    (kind.learner)(&args.params.values)?;
     let policy = DecisionPolicy::new(args.precision_target)?.with_max_spread(args.max_spread)?;
     if let Some(package) = &args.cross_encoder {
         twinpage_semantic::package_files(package)?;
@@ -126,6 +129,8 @@ pub fn run(args: Args) -> Result<()> {
     }
     let record_share = train::record_pair_share(&bodies);
     let fit = args.fit(record_share);
+    let values = forest::with_calibration_for_set(kind, &args.params.values, record_share);
+    let learner = (kind.learner)(&values)?;
     let (judged, trained) = match fit {
         Fit::EveryPair => {
             let (judged, kept) = train::train_judged_then_every_pair(
@@ -189,13 +194,18 @@ pub fn run(args: Args) -> Result<()> {
         }
     )?;
     outln!(
-        "fit: {} ({:.0} % of the pairs are two records; --fit auto fits on every pair from {:.0} %)",
+        "fit: {}, calibrated {} ({:.0} % of the pairs are two records; from {:.0} % a set of records is fitted on every pair and a forest calibrated out of bag unless told otherwise)",
         match fit {
             Fit::EveryPair => "every pair",
             Fit::Judged => "judged",
         },
+        if learner.out_of_bag() {
+            "out of bag"
+        } else {
+            "on held-out pairs"
+        },
         record_share * 100.0,
-        train::EVERY_PAIR_RECORD_SHARE * 100.0
+        train::RECORD_SET_SHARE * 100.0
     )?;
     outln!("{}", model.estimator.summary())?;
     outln!(

@@ -37,6 +37,11 @@ impl ParamValues {
         self
     }
 
+    /// Whether a value was given for `param` (its default aside).
+    pub fn given(&self, param: &str) -> bool {
+        self.0.contains_key(param)
+    }
+
     /// The value given for `param`, or its default, parsed; an error names the
     /// flag and the value.
     pub fn get<T: FromStr>(&self, param: &Param) -> Result<T> {
