@@ -1,6 +1,7 @@
 //! What two records disagree on: the words one side's title has and the other's
-//! lacks, then the words of the venues one side has and the other lacks and whether
-//! the years differ, as slots of the vector for the model to weigh.
+//! lacks, then the two venues (when written otherwise), the words of the venues one
+//! side has and the other lacks and whether the years differ, as slots of the vector
+//! for the model to weigh.
 //!
 //! "Vista Business" against "Vista Home Basic", "upgrade" against the full product,
 //! "part 1" against "part 2": two records or pages that differ in one meaningful word
@@ -27,10 +28,11 @@ pub const PREFIX: &str = "contrast.";
 /// they do, the words kept are the same whichever side is `a` (the smallest hashes).
 pub const WORDS: usize = 24;
 
-const MEANING: &str = "a word one record page's name (title) has and the other's lacks, then one of its venue the other's lacks, or the mark that their years differ (its hash; the name's smallest first; -1 for none, or when either page is no record): read by the model's learned contrast, never as a number";
+const MEANING: &str = "a word one record page's name (title) has and the other's lacks, then the two venues when written otherwise, one word of its venue the other's lacks, or the mark that their years differ (its hash; the name's smallest first; -1 for none, or when either page is no record): read by the model's learned contrast, never as a number";
 
 /// Field marks: a venue word is weighed apart from the same word in a name.
 const VENUE_MARK: &str = "venue:";
+const VENUE_PAIR_MARK: &str = "venues:";
 const YEARS_DIFFER: &str = "year:differs";
 
 /// Names and meanings of the slots, in vector order.
@@ -55,8 +57,9 @@ pub fn values(a: &Document, b: &Document, records: Option<(&Record, &Record)>) -
     out
 }
 
-/// The marked words of the fields two records disagree on: their venues' differing
-/// words, smallest hash first, then the mark of different years.
+/// The marked words of the fields two records disagree on: the two venues as one
+/// word ([`venue_pair`]), their differing words, smallest hash first, then the mark
+/// of different years.
 fn field_words(a: &Record, b: &Record) -> Vec<u32> {
     let venue_words = |r: &Record| {
         let mut ids: Vec<u32> = text::words(r.venue.as_deref().unwrap_or_default())
@@ -66,11 +69,31 @@ fn field_words(a: &Record, b: &Record) -> Vec<u32> {
         ids.dedup();
         ids
     };
-    let mut words = differing(&venue_words(a), &venue_words(b));
+    let mut words: Vec<u32> = venue_pair(a, b).into_iter().collect();
+    words.extend(differing(&venue_words(a), &venue_words(b)));
     if a.same_year(b) == Some(false) {
         words.push(text::word_id(YEARS_DIFFER));
     }
     words
+}
+
+/// Two venues written otherwise, as one word (in either order): which venue one
+/// source writes for another's is a fact of the two sources, and no weight of single
+/// words learns it. DBLP's "vldb" is ACM's "very large data bases" and its "sigmod
+/// conference" ACM's "international conference on management of data"; a paper
+/// given at VLDB on one side and at SIGMOD on the other is two papers, though each of
+/// its venue words also stands in duplicates. None when a venue is missing or both
+/// are written alike.
+fn venue_pair(a: &Record, b: &Record) -> Option<u32> {
+    let written = |r: &Record| -> Option<String> {
+        let words: Vec<String> = text::words(r.venue.as_deref()?).collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    };
+    let (x, y) = (written(a)?, written(b)?);
+    (x != y).then(|| {
+        let (first, second) = if x < y { (x, y) } else { (y, x) };
+        text::word_id(&format!("{VENUE_PAIR_MARK}{first}|{second}"))
+    })
 }
 
 /// The ids in one sorted set and not the other, ascending.
@@ -161,6 +184,7 @@ mod tests {
         let slots = values(&paper, &paper, Some((&conference, &journal)));
         let marked = |w: &str| f64::from(text::word_id(w));
         for word in [
+            "venues:acm transactions on database systems tods|vldb",
             "venue:vldb",
             "venue:transactions",
             "venue:tods",
