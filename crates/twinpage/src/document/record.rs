@@ -111,7 +111,7 @@ const MAX_LABEL_WORDS: usize = 4;
 /// year` is a year, `Album_Name` a venue, `Manufacturer part number` a model. Words
 /// joined by `+` (`published+in`) must follow each other in the label.
 const FIELD_WORDS: &[(Field, &str)] = &[
-    (Field::Venue, "published+in appeared+in"),
+    (Field::Venue, "published+in appeared+in part+of"),
     (
         Field::Year,
         "year yr date released release published issued",
@@ -149,9 +149,12 @@ const FIELD_WORDS: &[(Field, &str)] = &[
 ];
 
 /// The field of [`FIELD_WORDS`] a label of a few words names: its words split at
-/// anything but letters and digits (`Song_Name`, `Author(s)`), `#` read as `number`.
+/// anything but letters and digits (`Song_Name`, `Author(s)`) and where a capital
+/// follows a small letter (schema.org's `isPartOf`, `productID`), `#` read as `number`.
 fn field_by_words(label: &str) -> Option<Field> {
-    let label = label.to_lowercase().replace('#', " number ");
+    let label = split_camel_case(label)
+        .to_lowercase()
+        .replace('#', " number ");
     let words: Vec<&str> = label
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -167,6 +170,20 @@ fn field_by_words(label: &str) -> Option<Field> {
         .iter()
         .find(|(_, entries)| entries.split_whitespace().any(says))
         .map(|&(field, _)| field)
+}
+
+/// `label` with a space where a capital follows a small letter.
+fn split_camel_case(label: &str) -> String {
+    let mut out = String::with_capacity(label.len() + 4);
+    let mut after_small = false;
+    for c in label.chars() {
+        if after_small && c.is_uppercase() {
+            out.push(' ');
+        }
+        after_small = c.is_lowercase();
+        out.push(c);
+    }
+    out
 }
 
 /// The field a label names when it is one of the usual words for it (schema.org's
@@ -767,6 +784,9 @@ mod tests {
         assert_eq!(read("Album_Name"), Some(Field::Venue));
         assert_eq!(read("Brew_Factory_Name"), Some(Field::Brand));
         assert_eq!(read("Item #"), Some(Field::Model));
+        assert_eq!(read("isPartOf"), Some(Field::Venue));
+        assert_eq!(read("productID"), Some(Field::Model));
+        assert_eq!(read("brandName"), Some(Field::Brand));
         assert_eq!(read("Manufacturer part number"), Some(Field::Model));
         assert_eq!(read("Retail price (USD)"), Some(Field::Price));
         assert_eq!(read("Tech specs"), None);
