@@ -749,15 +749,9 @@ fn kill_9_of_a_rendering_run_leaves_no_chromium_and_no_profile() {
     )
     .unwrap();
     // Its stderr says why, should it fail (once in a loaded CI run, and never alone).
-    let next = run(&one)
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .unwrap();
-    assert!(
-        next.status.success(),
-        "{}",
-        String::from_utf8_lossy(&next.stderr)
-    );
+    let mut next = run(&one);
+    next.stderr(std::process::Stdio::piped());
+    succeeded(&mut Command::from_std(next));
     assert_eq!(left(), 0, "the stale profile folder was swept");
 }
 

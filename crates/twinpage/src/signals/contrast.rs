@@ -61,20 +61,27 @@ pub fn values(a: &Document, b: &Document, records: Option<(&Record, &Record)>) -
 /// word ([`venue_pair`]), their differing words, smallest hash first, then the mark
 /// of different years.
 fn field_words(a: &Record, b: &Record) -> Vec<u32> {
-    let venue_words = |r: &Record| {
-        let mut ids: Vec<u32> = text::words(r.venue.as_deref().unwrap_or_default())
+    let (venue_a, venue_b) = (venue_words(a), venue_words(b));
+    let marked = |words: &[String]| {
+        let mut ids: Vec<u32> = words
+            .iter()
             .map(|w| text::word_id(&format!("{VENUE_MARK}{w}")))
             .collect();
         ids.sort_unstable();
         ids.dedup();
         ids
     };
-    let mut words: Vec<u32> = venue_pair(a, b).into_iter().collect();
-    words.extend(differing(&venue_words(a), &venue_words(b)));
+    let mut words: Vec<u32> = venue_pair(&venue_a, &venue_b).into_iter().collect();
+    words.extend(differing(&marked(&venue_a), &marked(&venue_b)));
     if a.same_year(b) == Some(false) {
         words.push(text::word_id(YEARS_DIFFER));
     }
     words
+}
+
+/// The words of a record's venue, in order (none when it has no venue).
+fn venue_words(r: &Record) -> Vec<String> {
+    text::words(r.venue.as_deref().unwrap_or_default()).collect()
 }
 
 /// Two venues written otherwise, as one word (in either order): which venue one
@@ -84,16 +91,13 @@ fn field_words(a: &Record, b: &Record) -> Vec<u32> {
 /// given at VLDB on one side and at SIGMOD on the other is two papers, though each of
 /// its venue words also stands in duplicates. None when a venue is missing or both
 /// are written alike.
-fn venue_pair(a: &Record, b: &Record) -> Option<u32> {
-    let written = |r: &Record| -> Option<String> {
-        let words: Vec<String> = text::words(r.venue.as_deref()?).collect();
-        (!words.is_empty()).then(|| words.join(" "))
-    };
-    let (x, y) = (written(a)?, written(b)?);
-    (x != y).then(|| {
-        let (first, second) = if x < y { (x, y) } else { (y, x) };
-        text::word_id(&format!("{VENUE_PAIR_MARK}{first}|{second}"))
-    })
+fn venue_pair(a: &[String], b: &[String]) -> Option<u32> {
+    if a.is_empty() || b.is_empty() || a == b {
+        return None;
+    }
+    let (x, y) = (a.join(" "), b.join(" "));
+    let (first, second) = if x < y { (x, y) } else { (y, x) };
+    Some(text::word_id(&format!("{VENUE_PAIR_MARK}{first}|{second}")))
 }
 
 /// The ids in one sorted set and not the other, ascending.
