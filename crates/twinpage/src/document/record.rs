@@ -108,7 +108,8 @@ impl Found {
 const MAX_LABEL_WORDS: usize = 4;
 
 /// The words that make a label name a field, in the order they are tried: `Publication
-/// year` is a year, `Album_Name` a venue, `Manufacturer part number` a model. Words
+/// year` is a year, `Album_Name` a venue, `Manufacturer part number` a model, `Source`
+/// (a bibliographic database's word for the journal) a venue. Words
 /// joined by `+` (`published+in`) must follow each other in the label.
 const FIELD_WORDS: &[(Field, &str)] = &[
     (Field::Venue, "published+in appeared+in part+of"),
@@ -132,7 +133,7 @@ const FIELD_WORDS: &[(Field, &str)] = &[
     ),
     (
         Field::Venue,
-        "venue journal conference proceedings booktitle album publisher publication magazine",
+        "venue journal conference proceedings booktitle album publisher publication magazine source",
     ),
     (
         Field::Category,
@@ -785,6 +786,9 @@ mod tests {
         assert_eq!(read("Brew_Factory_Name"), Some(Field::Brand));
         assert_eq!(read("Item #"), Some(Field::Model));
         assert_eq!(read("isPartOf"), Some(Field::Venue));
+        assert_eq!(read("Source title"), Some(Field::Venue));
+        // Read by its words only: a news page's `Source: Reuters` never makes a record.
+        assert_eq!(field_of("Source"), Some((Field::Venue, false)));
         assert_eq!(read("productID"), Some(Field::Model));
         assert_eq!(read("brandName"), Some(Field::Brand));
         assert_eq!(read("Manufacturer part number"), Some(Field::Model));
