@@ -131,22 +131,7 @@ pub fn run(args: Args) -> Result<()> {
     let fit = args.fit(record_share);
     let values = forest::with_calibration_for_set(kind, &args.params.values, record_share);
     let learner = (kind.learner)(&values)?;
-    let (judged, trained) = match fit {
-        Fit::EveryPair => {
-            let (judged, kept) = train::train_judged_then_every_pair(
-                &set,
-                words,
-                learner.as_ref(),
-                &policy,
-                args.seed,
-            )?;
-            (judged, Some(kept))
-        }
-        Fit::Judged => (
-            train::train(&set, words, learner.as_ref(), &policy, args.seed)?,
-            None,
-        ),
-    };
+    let (judged, trained) = fit.train(&set, words, learner.as_ref(), &policy, args.seed)?;
     let reader = match &args.cross_encoder {
         Some(package) => {
             let params = CrossEncoderParams {

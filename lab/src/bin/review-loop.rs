@@ -48,9 +48,10 @@ use std::path::{Path, PathBuf};
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use twinpage::model::train::{self, groups_by_shared_document};
+use twinpage::model::forest;
+use twinpage::model::train::{self, groups_by_shared_document, Fit};
 use twinpage::model::{DecisionPolicy, LabelledPairs, Model, TrainingInfo, KINDS};
-use twinpage::pipeline::{labelled_pairs, Batch};
+use twinpage::pipeline::{labelled_pairs, labelled_with_bodies, Batch};
 use twinpage::render::{RenderOptions, RenderSettings};
 use twinpage::util::hash::mix64;
 use twinpage::util::params::ParamValues;
@@ -79,6 +80,9 @@ struct Dataset {
     pool: LabelledPairs,
     frozen: LabelledPairs,
     signals: Vec<String>,
+    /// The share of the pool's pairs that are two records: what makes `twinpage
+    /// train` fit a set on every pair and calibrate its forest out of bag.
+    record_share: f64,
 }
 
 /// One dataset and seed: the start share, its model and the stream.
@@ -219,13 +223,14 @@ fn load_datasets(options: &Options, work: &Path) -> Vec<Dataset> {
             }
             let load = |file: PathBuf| Batch::load(&[file], rendering).expect("pairs load");
             let pool_batch = load(train);
-            let (pool, _) = labelled_pairs(&pool_batch).unwrap();
+            let (pool, bodies, _) = labelled_with_bodies(&pool_batch).unwrap();
             let (frozen, _) = labelled_pairs(&load(test)).unwrap();
             Some(Dataset {
                 name,
                 pool,
                 frozen,
                 signals: twinpage::signals::names(pool_batch.layout()),
+                record_share: train::record_pair_share(&bodies),
             })
         })
         .collect()
@@ -254,7 +259,7 @@ impl<'a> Round<'a> {
         let in_start: Vec<bool> = groups.iter().map(|g| chosen.contains(g)).collect();
         let start = select(&data.pool, (0..data.pool.len()).filter(|&i| in_start[i]));
         let stream = (0..data.pool.len()).filter(|&i| !in_start[i]).collect();
-        let model = train_start(&start, data.signals.clone(), seed);
+        let model = train_start(&start, data, seed);
         Round {
             data,
             seed,
@@ -537,18 +542,30 @@ fn select(from: &LabelledPairs, indices: impl Iterator<Item = usize>) -> Labelle
     out
 }
 
-/// The start model: the default estimator, trained as `twinpage train` trains.
-fn train_start(start: &LabelledPairs, signals: Vec<String>, seed: u64) -> Model {
-    let learner = (KINDS[0].learner)(&ParamValues::default()).expect("default parameters");
+/// The start model: the default estimator, trained as `twinpage train` trains a set
+/// like the pool (a set of records fitted on every pair, its forest calibrated out
+/// of bag; a retrained model keeps its parent's calibration).
+fn train_start(start: &LabelledPairs, data: &Dataset, seed: u64) -> Model {
+    let kind = &KINDS[0];
+    let values = forest::with_calibration_for_set(kind, &ParamValues::default(), data.record_share);
+    let learner = (kind.learner)(&values).expect("default parameters");
     let policy = DecisionPolicy::default();
-    let words = twinpage::signals::contrast::slots(&signals);
-    let trained =
-        train::train(start, words, learner.as_ref(), &policy, seed).expect("the start trains");
+    let words = twinpage::signals::contrast::slots(&data.signals);
+    let (judged, kept) = Fit::for_record_share(data.record_share)
+        .train(start, words, learner.as_ref(), &policy, seed)
+        .expect("the start trains");
     let info = TrainingInfo {
         pairs: start.len(),
         ..TrainingInfo::default()
     };
-    Model::new(signals, policy, seed, info, trained, None)
+    Model::new(
+        data.signals.clone(),
+        policy,
+        seed,
+        info,
+        kept.unwrap_or(judged),
+        None,
+    )
 }
 
 /// Mean and standard deviation (n - 1) of `values`.

@@ -89,6 +89,26 @@ impl Fit {
             Fit::Judged
         }
     }
+
+    /// Trains as this fit asks: the model judged on the evaluation part, and the one
+    /// fitted on every pair when that is the fit.
+    pub fn train(
+        self,
+        set: &LabelledPairs,
+        words: Option<Range<usize>>,
+        learner: &dyn Learner,
+        policy: &DecisionPolicy,
+        seed: u64,
+    ) -> Result<(Trained, Option<Trained>)> {
+        Ok(match self {
+            Fit::EveryPair => {
+                let (judged, kept) =
+                    train_judged_then_every_pair(set, words, learner, policy, seed)?;
+                (judged, Some(kept))
+            }
+            Fit::Judged => (train(set, words, learner, policy, seed)?, None),
+        })
+    }
 }
 
 /// The share of pairs whose two pages are both records
