@@ -63,7 +63,7 @@ pub enum Fit {
     /// calibrated on 20 % ([`train`]).
     Judged,
     /// Fitted again on every pair once that training is judged
-    /// ([`train_on_every_pair`]).
+    /// ([`Fit::train`]).
     EveryPair,
 }
 
@@ -166,7 +166,7 @@ pub struct Trained {
     pub evaluation_pairs: usize,
     /// Whether the fitting and calibration parts hold every training pair: the
     /// held-out figures are then those of a sibling fitted on fewer (see
-    /// [`train_on_every_pair`]).
+    /// [`Fit::train`]).
     pub fitted_on_every_pair: bool,
     /// Each of the estimator's signals' permutation importance on the evaluation
     /// pairs, in its order.
@@ -204,24 +204,11 @@ pub fn train(
     train_on_parts(set, words, &parts, learner, policy, seed)
 }
 
-/// [`train`], then the model returned is fitted again on 75 % of every pair and
-/// calibrated on 25 % (out of bag: fitted on all): it learns from a quarter more
-/// pairs than the one judged (up to 4 points of F1 on the entity-matching
-/// benchmarks), and carries the judged one's figures and signal importance, a
-/// little pessimistic for it.
-pub fn train_on_every_pair(
-    set: &LabelledPairs,
-    words: Option<Range<usize>>,
-    learner: &dyn Learner,
-    policy: &DecisionPolicy,
-    seed: u64,
-) -> Result<Trained> {
-    Ok(train_judged_then_every_pair(set, words, learner, policy, seed)?.1)
-}
-
-/// [`train_on_every_pair`], with the model judged on the evaluation part first (for
-/// whatever else is judged on the pairs it never saw).
-pub fn train_judged_then_every_pair(
+/// [`train`], then fitted again on 75 % of every pair and calibrated on 25 % (out of
+/// bag: fitted on all): the judged model, and the one kept, which learns from a quarter
+/// more pairs (up to 4 points of F1 on the entity-matching benchmarks) and carries the
+/// judged one's figures and signal importance, a little pessimistic for it.
+fn train_judged_then_every_pair(
     set: &LabelledPairs,
     words: Option<Range<usize>>,
     learner: &dyn Learner,
@@ -594,8 +581,13 @@ mod tests {
         let set = separable();
         let learner = TreeParams::default().check().unwrap();
         let policy = DecisionPolicy::default();
-        let first = train_on_every_pair(&set, None, &learner, &policy, 1).unwrap();
-        let second = train_on_every_pair(&set, None, &learner, &policy, 1).unwrap();
+        let every_pair = || {
+            let (_, kept) = Fit::EveryPair
+                .train(&set, None, &learner, &policy, 1)
+                .unwrap();
+            kept.expect("fitted on every pair")
+        };
+        let (first, second) = (every_pair(), every_pair());
         assert_eq!(first.estimator.to_json(), second.estimator.to_json());
         assert!(first.heldout.f1 > 0.99, "{:?}", first.heldout);
         // Judged on a fifth it never saw, then fitted on every pair.
