@@ -44,7 +44,7 @@ pub const MAX_RENDERED_BYTES: usize = MAX_BODY_BYTES;
 const _: () = assert!((2 * 6 * MAX_RENDERED_BYTES + (1 << 16)) as u64 <= MAX_RENDER_BYTES);
 
 impl Rendered {
-    /// Cuts the synthetic body and the visible text at [`MAX_RENDERED_BYTES`] (on a
+    /// Cuts the synthetic body and the visible text at `MAX_RENDERED_BYTES` (on a
     /// character boundary); renders made before the cut existed are cut on storing.
     pub fn cap_bodies(&mut self) {
         for text in [&mut self.synthetic_body, &mut self.visible_text] {

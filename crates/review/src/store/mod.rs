@@ -8,8 +8,8 @@
 //! counting twice. Pairs are handed out under a short *lease*, taken in an
 //! `IMMEDIATE` transaction, so two reviewers never hold the same pair at once.
 //!
-//! [`schema`] holds the migrations, [`queue`] the queued pairs and their leases,
-//! [`labels`] the verdicts and what they settle, [`documents`] the stored bodies.
+//! `schema` holds the migrations, `queue` the queued pairs and their leases,
+//! `labels` the verdicts and what they settle, `documents` the stored bodies.
 mod access;
 mod database;
 mod documents;

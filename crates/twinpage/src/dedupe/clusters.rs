@@ -142,7 +142,7 @@ pub struct Plan {
     /// Document pairs (center, member) not judged yet.
     pub needed: Vec<(usize, usize)>,
     /// Document pairs the fetched-only stage held apart that are to be judged
-    /// again on their rendered bodies (see [`contested_pairs`]).
+    /// again on their rendered bodies (see `contested_pairs`).
     pub rejudge: Vec<(usize, usize)>,
 }
 

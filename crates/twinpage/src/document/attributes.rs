@@ -87,7 +87,7 @@ pub struct Document {
     pub script_built: bool,
     /// The body has scripts at all.
     pub scripted: bool,
-    /// A script in the body hides elements ([`hides_elements`]): a reader may see
+    /// A script in the body hides elements (`hides_elements`): a reader may see
     /// less than the fetched body shows (text a script hides once the page loads).
     pub hides_by_script: bool,
 }

@@ -31,7 +31,7 @@
 //! from, the first attempt found it and, short of 500 characters, gave way to the
 //! fable with the day's trivia beside it.
 //!
-//! Readability keeps what a site sets inside its article: "Read also: <headline>"
+//! Readability keeps what a site sets inside its article: `Read also: <headline>`
 //! links, photo captions and credits, the author's box, sign-up and share boxes. Two
 //! copies of one story on two sites differ by exactly these, so they are taken out
 //! before the extractor reads the page: a paragraph that is mostly link text, and an

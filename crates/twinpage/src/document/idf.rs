@@ -95,7 +95,7 @@ impl IdfTable {
         ((self.documents as f32 + 1.0) / (df as f32 + 1.0)).ln() + 1.0
     }
 
-    /// Whether a word is in at least [`COMMON_SHARE`] of the table's documents: a word of
+    /// Whether a word is in at least `COMMON_SHARE` of the table's documents: a word of
     /// everyday use in its language (the corpus mixes several), not a name.
     pub fn is_common(&self, word: u32) -> bool {
         let df = self.frequencies.get(&word).copied().unwrap_or(0);

@@ -478,7 +478,7 @@ fn meta_field(name: &str) -> Option<Field> {
     })
 }
 
-/// Fields of a page's citation `<meta>` tags ([`meta_field`]); a paper's
+/// Fields of a page's citation `<meta>` tags (`meta_field`); a paper's
 /// `citation_author` tags, one an author, make one authors field.
 pub fn meta_fields(metas: &[NodeRef]) -> Vec<(Field, String)> {
     let mut fields = Vec::new();

@@ -135,7 +135,7 @@ fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FetchedEvidence {
     /// A side looks built by script, or the two show the same text from different
-    /// bytes with scripts ([`differ_only_in_script`]): what a reader sees is not in
+    /// bytes with scripts (`differ_only_in_script`): what a reader sees is not in
     /// the fetched bodies.
     pub shown_by_script: bool,
     /// The two fetched texts have phrases in common (at least [`SHARED_TEXT`] of the

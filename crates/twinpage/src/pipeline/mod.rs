@@ -1,7 +1,7 @@
 //! The pipeline: a batch of pair files through the stages of the method, on
 //! all cores. Documents are read and parsed once ([`documents`]), their rendered
 //! bodies supplied from the pair file, the render cache or Chromium, then each
-//! pair is screened, turned into its signal vector and scored ([`score`]), and
+//! pair is screened, turned into its signal vector and scored ([`score`](mod@score)), and
 //! the decisions written beside the input columns ([`scored`]).
 //!
 //! The commands, the review queue and the benchmarks all go through here, so

@@ -26,7 +26,7 @@ pub struct Outcome {
     /// `model`, or the screening test that decided the pair before the full suite.
     pub decided_by: &'static str,
     /// The larger share of one side's core content found in the other's text, on
-    /// the fetched or the rendered bodies ([`core_in_other`]): how much of one page's
+    /// the fetched or the rendered bodies (`core_in_other`): how much of one page's
     /// main text the other holds. `None` when neither body has core content.
     pub core_in_other: Option<f64>,
     pub vector: Option<Vec<f64>>,
@@ -133,7 +133,7 @@ pub fn guarded(decided_by: &str) -> bool {
 const OWN_CORE_WORDS: usize = 50;
 
 /// `decided_by` of a distinct call held for review because nothing but the model tells
-/// the two pages apart ([`Guards::same_text`]).
+/// the two pages apart (`Guards::same_text`).
 pub const SAME_TEXT: &str = "guard:same-text";
 
 /// Jaccard distance of two visible vocabularies under which two pages show the same

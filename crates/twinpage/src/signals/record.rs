@@ -352,13 +352,6 @@ fn cosine(x: &[([char; GRAM], f64)], y: &[([char; GRAM], f64)]) -> f64 {
 }
 
 /// The distinct word ids of a text.
-fn word_set(text: &str) -> Vec<u32> {
-    let mut ids = text::word_ids(text);
-    ids.sort_unstable();
-    ids.dedup();
-    ids
-}
-
 fn name_numbers_jaccard(a: &Record, b: &Record) -> f64 {
     let numbers = |r: &Record| -> Vec<String> {
         let mut out: Vec<String> = r
@@ -384,7 +377,7 @@ fn name_numbers_jaccard(a: &Record, b: &Record) -> f64 {
 fn missing_share(name: &str, words: &[u32]) -> Option<f64> {
     let idf = IdfTable::shipped();
     let (mut missing, mut all) = (0.0, 0.0);
-    for id in word_set(name) {
+    for id in text::word_set(name) {
         let weight = f64::from(idf.idf(id));
         all += weight;
         if words.binary_search(&id).is_err() {
@@ -398,8 +391,8 @@ fn name_words_missing_idf(a: &Record, b: &Record) -> f64 {
     let (Some(name_a), Some(name_b)) = (&a.name, &b.name) else {
         return MISSING;
     };
-    let ab = missing_share(name_a, &word_set(&b.text));
-    let ba = missing_share(name_b, &word_set(&a.text));
+    let ab = missing_share(name_a, &text::word_set(&b.text));
+    let ba = missing_share(name_b, &text::word_set(&a.text));
     match (ab, ba) {
         (None, None) => MISSING,
         (x, y) => x.unwrap_or(0.0).max(y.unwrap_or(0.0)),
@@ -421,7 +414,7 @@ fn word_jaccard(x: Option<&String>, y: Option<&String>) -> f64 {
     let (Some(x), Some(y)) = (x, y) else {
         return MISSING;
     };
-    let (x, y) = (word_set(x), word_set(y));
+    let (x, y) = (text::word_set(x), text::word_set(y));
     if x.is_empty() && y.is_empty() {
         return MISSING;
     }
