@@ -48,6 +48,9 @@ MAX_BLOCK = 100
 JUDGED_COLUMNS = ["html_a", "html_b", "p_duplicate", "decision", "decided_by", "core_in_other"]
 PLACE_COLUMNS = ["cluster", "keep", "joined", "why", "url", "source", "html"]
 STARTED = time.monotonic()
+# How the binary starts a warning; what a partition's scoring yields: rows, or warnings.
+BINARY_WARNING = "twinpage: warning:"
+ROW, WARNING = "row", "warning"
 
 
 def say(message):
@@ -251,15 +254,20 @@ def read_table(sc, path):
 
 
 def score_file(sc, binary, pairs_csv, out, score_options):
-    """`twinpage score` of a pair file, a partition at a time, rows kept in order."""
+    """`twinpage score` of a pair file, a partition at a time, rows kept in order. What
+    the binary warns of (pages unlike the model's training pages) is said on the
+    driver's stderr, each warning once: an executor's stderr is in no one's sight."""
     head, rows = read_table(sc, pairs_csv)
     base = os.path.dirname(os.path.abspath(pairs_csv))
     rows = rows.sortByKey(numPartitions=sc.defaultParallelism).values()
     scored = rows.mapPartitions(lambda part: score_partition(part, head, binary, base, score_options))
     scored = scored.persist()
     scored.count()  # all partitions at once; writing then reads them one at a time
+    for line in sorted(set(scored.filter(lambda s: s[0] == WARNING).values().collect())):
+        print(line, file=sys.stderr)
     with output(out) as f:
-        write_rows(f, itertools.chain([head + DECISION_COLUMNS], scored.toLocalIterator()))
+        rows = scored.filter(lambda s: s[0] == ROW).values()
+        write_rows(f, itertools.chain([head + DECISION_COLUMNS], rows.toLocalIterator()))
 
 
 def settle(sc, binary, out, docs, score_options):
@@ -593,30 +601,33 @@ def pair_row(side_a, side_b, evidence, rendered):
 
 
 def score_partition(rows, head, binary, base, score_options):
-    """Runs `twinpage score` on one partition of the pair rows: each row followed by its
-    decision columns."""
+    """Runs `twinpage score` on one partition of the pair rows: (ROW, each row followed by
+    its decision columns), then (WARNING, line) for each warning of the binary's."""
     rows = list(rows)
     if not rows:
         return
     # The paths in a pair file are relative to its folder: absolute in this copy, as
     # written in the output.
+    warnings = []
     _, scored = run_on_partition(binary, ["score"], "--pairs", head,
-                                 (absolute(r, base) for r in rows), score_options)
+                                 (absolute(r, base) for r in rows), score_options, warnings)
     for row, s in zip(rows, scored[1:], strict=True):
-        yield row + s[len(row):]
+        yield ROW, row + s[len(row):]
+    for line in warnings:
+        yield WARNING, line
 
 
-def run_on_partition(binary, command, flag, head, rows, options):
+def run_on_partition(binary, command, flag, head, rows, options, warnings=None):
     """Runs `twinpage COMMAND...` with one thread on `head` and `rows` written to a
     temporary CSV given as FLAG: that CSV's path (the binary names rows by it) and the
-    rows of the output, header first."""
+    rows of the output, header first; the binary's warnings added to `warnings`."""
     with tempfile.TemporaryDirectory(prefix="twinpage-spark-") as tmp:
         given, out = os.path.join(tmp, "given.csv"), os.path.join(tmp, "out.csv")
         with open(given, "w", newline="", encoding="utf-8") as f:
             write_rows(f, itertools.chain([head], rows))
         # One thread: Spark runs a task per core already.
         call([binary, "--threads", "1", *command, flag, given, "--out", out, *options],
-             f"twinpage {' '.join(command)}")
+             f"twinpage {' '.join(command)}", warnings)
         with open(out, newline="", encoding="utf-8") as f:
             return given, list(csv.reader(f))
 
@@ -668,8 +679,9 @@ def options(args, names):
     return out
 
 
-def call(command, what):
-    """Runs the binary; its own message (and exit code 2 for a usage error) on failure."""
+def call(command, what, warnings=None):
+    """Runs the binary; its own message (and exit code 2 for a usage error) on failure.
+    Its warnings (lines of its stderr) are added to `warnings` when given."""
     try:
         done = subprocess.run(command, capture_output=True, text=True)
     except FileNotFoundError:
@@ -679,6 +691,8 @@ def call(command, what):
         sys.exit(2)
     if done.returncode != 0:
         raise Failure(f"{what} failed: {done.stderr.strip()}")
+    if warnings is not None:
+        warnings.extend(line for line in done.stderr.splitlines() if line.startswith(BINARY_WARNING))
     return done.stdout
 
 

@@ -3,13 +3,12 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
 mod common;
-use common::{pair_file_head, twinpage};
+use common::{pair_file_head, papers, twinpage};
 
 /// The output of a command that must succeed.
 fn succeeded(cmd: &mut Command) -> std::process::Output {
@@ -1818,51 +1817,12 @@ fn review_stats_says_how_far_two_reviewers_agree() {
 #[test]
 fn pages_unlike_the_training_pages_are_said() {
     let dir = tempfile::tempdir().unwrap();
-    let er = Path::new(env!("CARGO_MANIFEST_DIR")).join("training-data/er");
-    let (headers, rows) = read_csv(&er.join("valid.csv"));
-    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
-    let papers: Vec<&Vec<String>> = rows
-        .iter()
-        .filter(|r| r[col("dataset")] == "Structured/DBLP-ACM")
-        .collect();
-    assert!(papers.len() > 100);
-    // The pair file of the papers, their pages as they are or with two labels renamed.
-    let pair_file = |name: &str, relabel: bool| -> PathBuf {
-        let file = dir.path().join(format!("{name}.csv"));
-        let mut w = csv::Writer::from_path(&file).unwrap();
-        w.write_record(["url_a", "url_b", "html_a", "html_b", "label"])
-            .unwrap();
-        for (i, row) in papers.iter().enumerate() {
-            let page = |column: &str| -> String {
-                let path = er.join(&row[col(column)]);
-                if !relabel {
-                    return path.display().to_string();
-                }
-                let mut html = String::new();
-                flate2::read::GzDecoder::new(fs::File::open(&path).unwrap())
-                    .read_to_string(&mut html)
-                    .unwrap();
-                let html = html
-                    .replace(">Venue<", ">Série<")
-                    .replace(">Year<", ">Jahrgang<");
-                let out = dir.path().join(format!("{name}-{i}-{column}.html"));
-                fs::write(&out, html).unwrap();
-                out.display().to_string()
-            };
-            let (a, b) = (page("html_a"), page("html_b"));
-            w.write_record([
-                &row[col("url_a")],
-                &row[col("url_b")],
-                &a,
-                &b,
-                &row[col("label")],
-            ])
-            .unwrap();
-        }
-        w.flush().unwrap();
-        file
-    };
-    let (as_trained, relabelled) = (pair_file("papers", false), pair_file("relabelled", true));
+    let (as_trained, relabelled) = (
+        papers(dir.path(), "papers", false),
+        papers(dir.path(), "relabelled", true),
+    );
+    let pairs = read_csv(&as_trained).1.len();
+    assert!(pairs > 100);
     let model = dir.path().join("m.json");
     twinpage()
         .args(["train", "--no-render", "--seed", "3", "--pairs"])
@@ -1912,5 +1872,5 @@ fn pages_unlike_the_training_pages_are_said() {
     let scored = dir.path().join("scored.csv");
     let said = stderr_of(judge("score", &relabelled).arg("--out").arg(&scored));
     assert!(said.contains("unlike"), "{said}");
-    assert_eq!(read_csv(&scored).1.len(), papers.len());
+    assert_eq!(read_csv(&scored).1.len(), pairs);
 }

@@ -6,12 +6,13 @@
 //! driver needs (Java when missing, pyspark in target/scale-venv), as a new machine
 //! would.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::twinpage;
+use common::{papers, twinpage};
 
 /// The synthetic crawl of `scripts/synthetic-corpus.py` (10,000 documents, 5 % edited
 /// copies, and 100 stories as page 1, the whole and page 2, whose pairs chain so that
@@ -249,6 +250,70 @@ fn a_crawl_is_read_once_and_rendered_from_its_archive_on_the_executors() {
     let clusters = fs::read_to_string(dir.join("many/clusters.csv")).unwrap();
     assert!(clusters.contains("app.html"), "{clusters}");
     assert!(fs::read_dir(dir.join("many-cache")).unwrap().count() > 0);
+}
+
+/// What the binary warns of reaches the driver's stderr (an executor's stderr is in no
+/// one's sight): papers whose venue and year stand under labels the record reader does
+/// not know, deduplicated by a model trained on papers whose labels it reads, are said
+/// to be unlike its training pages on Spark as on one machine.
+#[test]
+fn pages_unlike_the_training_pages_are_said_on_spark_as_on_one_machine() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scale-unlike");
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).display().to_string();
+    let trained_on = papers(&dir, "papers", false);
+    one_machine(&[
+        "train",
+        "--no-render",
+        "--seed",
+        "3",
+        "--pairs",
+        trained_on.to_str().unwrap(),
+        "--out",
+        &path("m.json"),
+    ]);
+    // The relabelled papers as a crawl's table, each page once.
+    let mut pages = BTreeSet::new();
+    let mut reader = csv::Reader::from_path(papers(&dir, "relabelled", true)).unwrap();
+    for row in reader.records() {
+        let row = row.unwrap();
+        pages.extend([
+            (row[0].to_string(), row[2].to_string()),
+            (row[1].to_string(), row[3].to_string()),
+        ]);
+    }
+    let mut table = csv::Writer::from_path(dir.join("docs.csv")).unwrap();
+    table.write_record(["url", "html"]).unwrap();
+    for (url, html) in &pages {
+        table.write_record([url, html]).unwrap();
+    }
+    table.flush().unwrap();
+    let (table, model) = (path("docs.csv"), path("m.json"));
+    let run = |out: &str| {
+        let out = path(out);
+        [
+            &table,
+            "--no-render",
+            "--fetched-model",
+            &model,
+            "--out",
+            &out,
+        ]
+        .map(String::from)
+    };
+    let one = succeeds(twinpage().arg("dedupe").args(run("one")).output().unwrap());
+    let many = succeeds(spark(
+        &[&["dedupe"][..], &run("many").each_ref().map(String::as_str)].concat(),
+    ));
+    let said = "record.venue_similarity missing on 100 % of the pairs of two records here";
+    for stderr in [&one, &many] {
+        assert!(
+            stderr.contains("these pages are unlike those model") && stderr.contains(said),
+            "{stderr}"
+        );
+    }
+    same_run(&dir.join("one"), &dir.join("many"));
 }
 
 #[test]
