@@ -266,8 +266,8 @@ def score_file(sc, binary, pairs_csv, out, score_options):
     for line in sorted(set(scored.filter(lambda s: s[0] == WARNING).values().collect())):
         print(line, file=sys.stderr)
     with output(out) as f:
-        rows = scored.filter(lambda s: s[0] == ROW).values()
-        write_rows(f, itertools.chain([head + DECISION_COLUMNS], rows.toLocalIterator()))
+        scored_rows = scored.filter(lambda s: s[0] == ROW).values()
+        write_rows(f, itertools.chain([head + DECISION_COLUMNS], scored_rows.toLocalIterator()))
 
 
 def settle(sc, binary, out, docs, score_options):

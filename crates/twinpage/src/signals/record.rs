@@ -351,7 +351,6 @@ fn cosine(x: &[([char; GRAM], f64)], y: &[([char; GRAM], f64)]) -> f64 {
     }
 }
 
-/// The distinct word ids of a text.
 fn name_numbers_jaccard(a: &Record, b: &Record) -> f64 {
     let numbers = |r: &Record| -> Vec<String> {
         let mut out: Vec<String> = r
