@@ -114,6 +114,19 @@ const MAYBE_NAMES: &[&str] = &[
 /// them removes boilerplate a person marked and next to no article text.
 const ARTICLE_PART_NAMES: &[&str] = &["caption", "author", "newsletter", "share", "button"];
 
+/// Words in the class or id of what is never an article, a page's own or a copy's:
+/// the form to write a comment (WordPress's `#respond.comment-respond` and
+/// `#commentform.comment-form`, and the names other blog engines give it) and the
+/// cookie or consent notice (see [`drop_article_parts`]).
+const NEVER_ARTICLE_NAMES: &[&str] = &[
+    "comment-respond",
+    "comment-form",
+    "commentform",
+    "comment_form",
+    "cookie",
+    "consent",
+];
+
 /// Core content of a DOM whose hidden elements are gone, given its visible text.
 pub(super) fn core_text(dom: Dom, visible: &str) -> String {
     if visible.trim().is_empty() {
@@ -159,6 +172,14 @@ fn drop_link_paragraphs(dom: &Dom) {
 /// Removes the parts of an article the site adds around its text (captions and
 /// credits, the author's box, sign-up and share boxes), unless one holds a quarter of
 /// the page: a container so named that holds that much is not such a part.
+///
+/// The form to write a comment and the cookie notice go too, unless one holds the
+/// page's heading or half its text (a page that is all consent dialog is a wall, see
+/// [`super::wall`]). Below a short post either is the longest block of text (a form's
+/// labels and fields read as paragraphs), and the extractor took WordPress.com's
+/// comment form or cookie notice as the core of four blogs' posts, which were then
+/// called copies of each other. Other forms stay: a shop's cart form holds the
+/// product's name, price and options.
 fn drop_article_parts(dom: &Dom) {
     let Some(body) = dom.select_matcher(css!("body")).nodes().first().copied() else {
         return;
@@ -168,20 +189,35 @@ fn drop_article_parts(dom: &Dom) {
         .select_matcher(css!("body figcaption, body [class], body [id]"))
         .nodes()
     {
-        if (node.has_name("figcaption") || named_article_part(node))
-            && 4 * written_letters(&node.text()) < body_letters
-            && !holds_article(node)
-        {
+        let never_article = named_never_article(node);
+        let most_of_the_page = if never_article {
+            2
+        } else if node.has_name("figcaption") || named_article_part(node) {
+            4
+        } else {
+            continue;
+        };
+        let is_the_page = most_of_the_page * written_letters(&node.text()) >= body_letters
+            || if never_article {
+                holds_heading(node)
+            } else {
+                holds_article(node)
+            };
+        if !is_the_page {
             node.remove_from_parent();
         }
     }
 }
 
+/// True when the element holds the page's heading.
+fn holds_heading(node: &NodeRef) -> bool {
+    Selection::from(*node).select_matcher(css!("h1")).exists()
+}
+
 /// True when the element holds a heading of the page or several prose paragraphs.
 fn holds_article(node: &NodeRef) -> bool {
-    let inside = Selection::from(*node);
-    inside.select_matcher(css!("h1")).exists()
-        || inside
+    holds_heading(node)
+        || Selection::from(*node)
             .select_matcher(css!("p"))
             .nodes()
             .iter()
@@ -193,6 +229,11 @@ fn holds_article(node: &NodeRef) -> bool {
 fn named_article_part(node: &NodeRef) -> bool {
     static PARTS: LazyLock<Words> = LazyLock::new(|| Words::new(ARTICLE_PART_NAMES));
     PARTS.name(node)
+}
+
+fn named_never_article(node: &NodeRef) -> bool {
+    static NEVER: LazyLock<Words> = LazyLock::new(|| Words::new(NEVER_ARTICLE_NAMES));
+    NEVER.name(node) || node.attr("id").is_some_and(|id| id.as_ref() == "respond")
 }
 
 /// Words looked for in an element's name (its class and id), whatever their case: one
@@ -624,6 +665,67 @@ mod tests {
         for part in ["harbour office archive", "Jane writes", "morning briefing"] {
             assert!(!d.core_text.contains(part), "{part}: {}", d.core_text);
         }
+    }
+
+    /// The core of a WordPress.com post of two sentences with `below` under it; the
+    /// sidebar's links make `below` a third of the page, as there.
+    fn core_of_a_short_post_with(below: &str) -> String {
+        let sidebar: String = (0..40)
+            .map(|i| format!("<li><a href=/k/{i}>Kategorie Nummer {i} des Blogs</a></li>"))
+            .collect();
+        let html = format!(
+            "<body><article><h1>Live vom KnowledgeCamp</h1><p>Auch auf dem KnowledgeCamp \
+             haben wir live gepodcastet.</p></article><ul class=widgets>{sidebar}</ul>\
+             {below}</body>"
+        );
+        let core = Document::from_html(&html).core_text;
+        assert!(core.contains("live gepodcastet"), "{core}");
+        core
+    }
+
+    #[test]
+    fn the_comment_form_below_a_short_post_is_not_its_core() {
+        // Its labels outweigh the post; the extractor took the form, the same on every
+        // blog.
+        let field = |label: &str| {
+            format!(
+                "<p><label>{label}</label><input name=x> (Adresse wird niemals veröffentlicht) \
+                 Du kommentierst mit Deinem WordPress.com-Konto.</p>"
+            )
+        };
+        let form: String = ["E-Mail (erforderlich)", "Name (erforderlich)", "Website"]
+            .map(field)
+            .concat();
+        let core = core_of_a_short_post_with(&format!(
+            "<div id=respond class=comment-respond><h3>Kommentar verfassen</h3>\
+             <form id=commentform>{form}</form></div>"
+        ));
+        assert!(!core.contains("Kommentar verfassen"), "{core}");
+    }
+
+    #[test]
+    fn the_cookie_notice_below_a_short_post_is_not_its_core() {
+        let notice = "Datenschutz &amp; Cookies: Diese Website verwendet Cookies. Wenn du die \
+                      Website weiterhin nutzt, stimmst du der Verwendung von Cookies zu. \
+                      Weitere Informationen, beispielsweise zur Kontrolle von Cookies, findest \
+                      du hier: Cookie-Richtlinie. ";
+        let core = core_of_a_short_post_with(&format!(
+            "<div class=widget_eu_cookie_law_widget><form><input type=submit \
+             value=Akzeptieren><p>{}</p></form></div>",
+            notice.repeat(2)
+        ));
+        assert!(!core.contains("Verwendung von Cookies"), "{core}");
+    }
+
+    #[test]
+    fn a_page_wrapped_in_a_comment_form_keeps_its_article() {
+        // Named like a comment form, yet holding the page's heading: it is the page.
+        let html = format!(
+            "<body><form class=comment-form>{ARTICLE}{}</form></body>",
+            paragraphs(COUNCIL, 2)
+        );
+        let d = Document::from_html(&html);
+        assert!(d.core_text.contains("the mayor thanked"), "{}", d.core_text);
     }
 
     #[test]
