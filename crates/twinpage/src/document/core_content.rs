@@ -189,21 +189,16 @@ fn drop_article_parts(dom: &Dom) {
         .select_matcher(css!("body figcaption, body [class], body [id]"))
         .nodes()
     {
-        let never_article = named_never_article(node);
-        let most_of_the_page = if never_article {
-            2
-        } else if node.has_name("figcaption") || named_article_part(node) {
-            4
-        } else {
-            continue;
-        };
-        let is_the_page = most_of_the_page * written_letters(&node.text()) >= body_letters
-            || if never_article {
-                holds_heading(node)
+        // The share of the page that makes it the page, and what else would.
+        let (most_of_the_page, is_content): (usize, fn(&NodeRef) -> bool) =
+            if named_never_article(node) {
+                (2, holds_heading)
+            } else if node.has_name("figcaption") || named_article_part(node) {
+                (4, holds_article)
             } else {
-                holds_article(node)
+                continue;
             };
-        if !is_the_page {
+        if most_of_the_page * written_letters(&node.text()) < body_letters && !is_content(node) {
             node.remove_from_parent();
         }
     }
