@@ -50,6 +50,9 @@ def run(*args):
 
 
 def main(out="target/real-pages", twinpage="target/release/twinpage"):
+    for path, what in [(PAGES, "../shared/data/web-pages"), (twinpage, "cargo build --release")]:
+        if not os.path.exists(path):
+            sys.exit(f"{path} missing: this needs {what}")
     os.makedirs(out, exist_ok=True)
     files = pages()
     docs = os.path.join(out, "docs.csv")
