@@ -31,12 +31,13 @@ MIN_BYTES = 4096  # Readability's fixtures below this are lorem ipsum, as traini
 
 def pages():
     """URL -> file of every page of both suites."""
-    found = {}
+    found, files = {}, set()
     suite = os.path.join(PAGES, "trafilatura-eval")
     for url, entry in json.load(open(os.path.join(suite, "evaldata.json"))).items():
         path = os.path.join(suite, "eval", entry["file"])
-        if os.path.exists(path) and path not in found.values():
+        if os.path.exists(path) and path not in files:
             found[url] = path
+            files.add(path)
     suite = os.path.join(PAGES, "readability")
     for name in sorted(os.listdir(suite)):
         path = os.path.join(suite, name, "source.html")

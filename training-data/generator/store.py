@@ -86,7 +86,9 @@ def write(out, source, store, rows_by_split, used):
             w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator='\n', extrasaction='ignore')
             w.writeheader()
             for row in rows:
-                # a URL as trafilatura's evaldata.json keys it may end in a space
+                # A URL as trafilatura's evaldata.json keys it may end in a space. Stripped
+                # here, not where pages are read: the shipped documents were made with it
+                # (a print page names its URL), and 12 of them would change.
                 w.writerow(dict(row, url_a=row['url_a'].strip(), url_b=row['url_b'].strip()))
     shutil.copyfile(os.path.join(source, 'readability', 'LICENSE.md'), os.path.join(out, 'LICENSE-readability.md'))
     shutil.copyfile(os.path.join(source, 'trafilatura-eval', 'LICENSE'), os.path.join(out, 'LICENSE-trafilatura-eval'))

@@ -226,6 +226,8 @@ fn named_article_part(node: &NodeRef) -> bool {
     PARTS.name(node)
 }
 
+/// True when the element is named like a block that is never an article; WordPress's
+/// bare `#respond` is matched whole, since the word is inside `correspondent`.
 fn named_never_article(node: &NodeRef) -> bool {
     static NEVER: LazyLock<Words> = LazyLock::new(|| Words::new(NEVER_ARTICLE_NAMES));
     NEVER.name(node) || node.attr("id").is_some_and(|id| id.as_ref() == "respond")
