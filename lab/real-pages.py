@@ -14,19 +14,43 @@ pairs and prints each decision beside its label; then lists the candidate pairs 
 today's build that the truth file lacks (label them, and add them), and which labelled
 copies `dedupe` would find as candidates (`--text both` at its default threshold).
 
-    python3 lab/real-pages.py [OUT] [TWINPAGE]     (default target/real-pages)
+Two more sets of the same pages, each judged by the cascade and by the fetched-only
+model alone (`--no-render`, as `score`, `dedupe` and Spark judge with `--no-render`):
+
+- pages of one site or platform: every pair of pages on one registered domain (blogs of
+  WordPress.com, Blogspot and hypotheses.org, pages saved from the Wayback Machine,
+  sites of one publisher) or of one site in Readability's suite (`nytimes-1` to `-5`),
+  distinct unless the truth file says otherwise: templates, sidebars and widgets shared,
+  articles not;
+- reader views: each Readability page against the article Readability.js made of it
+  (`expected.html`, with the page's title from `expected-metadata.json`), written as a
+  page of its own, as a reading app or a browser's reader mode would show it: duplicates
+  that no generator of twinpage made.
 
 Needs ../shared/data and `cargo build --release`; about 20 seconds.
 """
 import csv
+import html
+import itertools
 import json
 import os
+import re
 import subprocess
 import sys
+from collections import Counter, defaultdict
+from urllib.parse import urlsplit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGES = os.path.join(HERE, "..", "..", "shared", "data", "web-pages")
 MIN_BYTES = 4096  # Readability's fixtures below this are lorem ipsum, as training-data says
+READABILITY_HOST = "readability.example"  # its pages have no URL: each is given one here
+SECOND_LEVEL = {"ac", "co", "com", "edu", "gov", "net", "org"}  # co.uk, com.br: a domain is a label more
+READER_VIEW = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{title}</title></head>
+<body><h1>{title}</h1>
+{article}
+</body></html>
+"""
 
 
 def pages():
@@ -42,7 +66,7 @@ def pages():
     for name in sorted(os.listdir(suite)):
         path = os.path.join(suite, name, "source.html")
         if os.path.exists(path) and os.path.getsize(path) >= MIN_BYTES:
-            found[f"https://readability.example/{name}"] = path
+            found[f"https://{READABILITY_HOST}/{name}"] = path
     return found
 
 
@@ -62,15 +86,10 @@ def main(out="target/real-pages", twinpage="target/release/twinpage"):
         w.writerow(["url", "html"])
         w.writerows(files.items())
     truth = list(csv.DictReader(open(os.path.join(HERE, "real-pages-truth.csv"), encoding="utf-8")))
-    pairs = os.path.join(out, "pairs.csv")
-    with open(pairs, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["url_a", "url_b", "html_a", "html_b", "label"])
-        w.writerows([t["url_a"], t["url_b"], files[t["url_a"]], files[t["url_b"]], t["label"]] for t in truth)
-    scored = os.path.join(out, "scored.csv")
-    run(twinpage, "score", "--pairs", pairs, "--out", scored, "--cache", os.path.join(out, "cache"))
-    report(truth, list(csv.DictReader(open(scored, encoding="utf-8"))))
     labelled = {frozenset((t["url_a"], t["url_b"])): t for t in truth}
+    cascade = ["--cache", os.path.join(out, "cache")]
+    rows = [(t["url_a"], t["url_b"], t["label"], t["why"]) for t in truth]
+    report(rows, judge(twinpage, os.path.join(out, "pairs.csv"), rows, files, cascade), every=True)
     for name, extra in [("wide", ["--threshold", "0.1"]), ("dedupe", [])]:
         path = os.path.join(out, f"candidates-{name}.csv")
         run(twinpage, "candidates", "--docs", docs, "--text", "both", "--no-render", "--out", path, *extra)
@@ -81,23 +100,87 @@ def main(out="target/real-pages", twinpage="target/release/twinpage"):
         else:
             copies = [k for k, t in labelled.items() if t["label"] == "1"]
             print(f"copies found as dedupe's candidates: {sum(k in found for k in copies)} of {len(copies)}")
+    fetched_only = ["--no-render", "--model", os.path.join(HERE, "..", "models", "fetched-only.json")]
+    for name, rows in [("one-site", one_site_pairs(files, labelled)), ("reader-views", reader_views(out, files))]:
+        for how, extra in [("the cascade", cascade), ("fetched-only", fetched_only)]:
+            print(f"\n{name}, {how}:")
+            path = os.path.join(out, f"{name}.{how.split()[-1]}.csv")
+            report(rows, judge(twinpage, path, rows, files, extra), every=False)
 
 
-def report(truth, rows):
-    right = wrong = review = 0
-    for t, r in zip(truth, rows):
+def judge(twinpage, path, rows, files, extra):
+    """Scores (url_a, url_b, label, why) rows with `twinpage score`; the scored rows."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["url_a", "url_b", "html_a", "html_b", "label"])
+        w.writerows([a, b, files[a], files[b], label] for a, b, label, _ in rows)
+    scored = path[: -len(".csv")] + ".scored.csv"
+    run(twinpage, "score", "--pairs", path, "--out", scored, *extra)
+    return list(csv.DictReader(open(scored, encoding="utf-8")))
+
+
+def site(url):
+    """The site a page belongs to: its registered domain (one label more under `co.uk`,
+    `com.br` and the like), or for Readability's pages the name without its number."""
+    parts = urlsplit(url)
+    if parts.hostname == READABILITY_HOST:
+        return re.sub(r"-\d+$", "", parts.path.strip("/"))
+    labels = (parts.hostname or "").split(".")
+    n = 3 if len(labels) > 2 and labels[-2] in SECOND_LEVEL else 2
+    return ".".join(labels[-n:])
+
+
+def one_site_pairs(files, labelled):
+    """Every pair of pages of one site, distinct unless the truth file says otherwise."""
+    by_site = defaultdict(list)
+    for url in files:
+        by_site[site(url)].append(url)
+    rows = []
+    for name, urls in sorted(by_site.items()):
+        for a, b in itertools.combinations(urls, 2) if name else []:
+            known = labelled.get(frozenset((a, b)))
+            rows.append((a, b, known["label"] if known else "0", name))
+    return rows
+
+
+def reader_views(out, files):
+    """Each Readability page against its reader view, written into OUT/reader-views and
+    added to `files`."""
+    folder = os.path.abspath(os.path.join(out, "reader-views"))
+    os.makedirs(folder, exist_ok=True)
+    rows = []
+    for url, path in list(files.items()):
+        if urlsplit(url).hostname != READABILITY_HOST:
+            continue
+        suite = os.path.dirname(path)
+        name = os.path.basename(suite)
+        title = json.load(open(os.path.join(suite, "expected-metadata.json"), encoding="utf-8")).get("title") or ""
+        article = open(os.path.join(suite, "expected.html"), encoding="utf-8").read()
+        view = os.path.join(folder, name + ".html")
+        with open(view, "w", encoding="utf-8") as f:
+            f.write(READER_VIEW.format(title=html.escape(title), article=article))
+        files[f"https://reader.example/{name}"] = view
+        rows.append((url, f"https://reader.example/{name}", "1", name))
+    return rows
+
+
+def report(rows, scored, every, shown=10):
+    """Each decision beside its label (`every`), or the first `shown` not right; then the
+    counts."""
+    marks = Counter()
+    for (_, _, label, why), r in zip(rows, scored):
         decision = r["decision"]
         if decision == "review":
-            review += 1
             mark = "review"
-        elif (decision == "duplicate") == (t["label"] == "1"):
-            right += 1
+        elif (decision == "duplicate") == (label == "1"):
             mark = "right"
         else:
-            wrong += 1
             mark = "WRONG"
-        print(f"{mark:6} label {t['label']} {decision:9} p {r['p_duplicate']} by {r['decided_by']:8} {t['why']}")
-    print(f"{len(rows)} pairs: {right} decided right, {wrong} wrong, {review} to review")
+        marks[mark] += 1
+        if every or (mark != "right" and marks["review"] + marks["WRONG"] <= shown):
+            print(f"{mark:6} label {label} {decision:9} p {r['p_duplicate']} by {r['decided_by']:8} {why}"
+                  + ("" if every else f": {r['url_a']} vs {r['url_b']}"))
+    print(f"{len(rows)} pairs: {marks['right']} decided right, {marks['WRONG']} wrong, {marks['review']} to review")
 
 
 if __name__ == "__main__":
