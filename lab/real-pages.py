@@ -25,9 +25,15 @@ model alone (`--no-render`, as `score`, `dedupe` and Spark judge with `--no-rend
 - reader views: each Readability page against the article Readability.js made of it
   (`expected.html`, with the page's title from `expected-metadata.json`), written as a
   page of its own, as a reading app or a browser's reader mode would show it: duplicates
-  that no generator of twinpage made.
+  that no generator of twinpage made;
+- trafilatura's views, when the Python running this has trafilatura (`pip install
+  trafilatura lxml_html_clean`): each page of both suites against the article and title
+  trafilatura extracts of it, written the same way. Where its extractor and twinpage's
+  take different parts of a page (a whole forum thread against one reply), the two
+  cores differ while each page holds the other's text.
 
-Needs ../shared/data and `cargo build --release`; about 20 seconds.
+Needs ../shared/data and `cargo build --release`; about 20 seconds, 2 minutes with
+trafilatura's views.
 """
 import csv
 import html
@@ -39,6 +45,13 @@ import subprocess
 import sys
 from collections import Counter, defaultdict
 from urllib.parse import urlsplit
+
+try:  # optional: the third set of reader views
+    import trafilatura
+    import trafilatura.metadata
+    import trafilatura.utils
+except ImportError:
+    trafilatura = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGES = os.path.join(HERE, "..", "..", "shared", "data", "web-pages")
@@ -101,7 +114,18 @@ def main(out="target/real-pages", twinpage="target/release/twinpage"):
             copies = [k for k, t in labelled.items() if t["label"] == "1"]
             print(f"copies found as dedupe's candidates: {sum(k in found for k in copies)} of {len(copies)}")
     fetched_only = ["--no-render", "--model", os.path.join(HERE, "..", "models", "fetched-only.json")]
-    for name, rows in [("one-site", one_site_pairs(files, labelled)), ("reader-views", reader_views(out, files))]:
+    sets = [("one-site", one_site_pairs(files, labelled))]
+    views = [("reader-views", readability_view)]
+    if trafilatura:
+        views.append(("trafilatura-views", trafilatura_view))
+    else:
+        print("trafilatura's views skipped: run with a Python that has `pip install trafilatura lxml_html_clean`")
+    pages_only = dict(files)
+    for name, view_of in views:
+        rows, made = reader_views(out, pages_only, name, view_of)
+        files.update(made)
+        sets.append((name, rows))
+    for name, rows in sets:
         for how, extra in [("the cascade", cascade), ("fetched-only", fetched_only)]:
             print(f"\n{name}, {how}:")
             path = os.path.join(out, f"{name}.{how.split()[-1]}.csv")
@@ -143,25 +167,42 @@ def one_site_pairs(files, labelled):
     return rows
 
 
-def reader_views(out, files):
-    """Each Readability page against its reader view, written into OUT/reader-views and
-    added to `files`."""
-    folder = os.path.abspath(os.path.join(out, "reader-views"))
+def readability_view(url, path):
+    """The title and article Readability.js gave of one of its suite's pages."""
+    if urlsplit(url).hostname != READABILITY_HOST:
+        return None
+    suite = os.path.dirname(path)
+    meta = json.load(open(os.path.join(suite, "expected-metadata.json"), encoding="utf-8"))
+    return meta.get("title") or "", open(os.path.join(suite, "expected.html"), encoding="utf-8").read()
+
+
+def trafilatura_view(url, path):
+    """The title and article trafilatura gives of a page (None when it finds under 200
+    characters)."""
+    page = trafilatura.utils.load_html(open(path, "rb").read())
+    article = trafilatura.extract(page, output_format="html", include_comments=False)
+    if not article or len(article) < 200:
+        return None
+    meta = trafilatura.metadata.extract_metadata(page)
+    return (meta.title if meta and meta.title else ""), article
+
+
+def reader_views(out, pages, name, view_of):
+    """Each page against its reader view (`view_of(url, path)`: its title and article,
+    or None), written into OUT/NAME: the pairs, and the views' files by URL."""
+    folder = os.path.abspath(os.path.join(out, name))
     os.makedirs(folder, exist_ok=True)
-    rows = []
-    for url, path in list(files.items()):
-        if urlsplit(url).hostname != READABILITY_HOST:
+    rows, views = [], {}
+    for number, (url, path) in enumerate(pages.items()):
+        view = view_of(url, path)
+        if view is None:
             continue
-        suite = os.path.dirname(path)
-        name = os.path.basename(suite)
-        title = json.load(open(os.path.join(suite, "expected-metadata.json"), encoding="utf-8")).get("title") or ""
-        article = open(os.path.join(suite, "expected.html"), encoding="utf-8").read()
-        view = os.path.join(folder, name + ".html")
-        with open(view, "w", encoding="utf-8") as f:
+        title, article = view
+        views[f"https://{name}.example/{number}"] = os.path.join(folder, f"{number}.html")
+        with open(views[f"https://{name}.example/{number}"], "w", encoding="utf-8") as f:
             f.write(READER_VIEW.format(title=html.escape(title), article=article))
-        files[f"https://reader.example/{name}"] = view
-        rows.append((url, f"https://reader.example/{name}", "1", name))
-    return rows
+        rows.append((url, f"https://{name}.example/{number}", "1", urlsplit(url).hostname or url))
+    return rows, views
 
 
 def report(rows, scored, every, shown=10):
