@@ -26,6 +26,9 @@ model alone (`--no-render`, as `score`, `dedupe` and Spark judge with `--no-rend
   (`expected.html`, with the page's title from `expected-metadata.json`), written as a
   page of its own, as a reading app or a browser's reader mode would show it: duplicates
   that no generator of twinpage made;
+- pages without their soft hyphens: each page that sets soft hyphens (`&shy;`) in its
+  long words, five or more, against itself without them, as a copy of its text carries
+  it (German public sites' publishing system sets one in every long word);
 - trafilatura's views, when the Python running this has trafilatura (`pip install
   trafilatura lxml_html_clean`): each page of both suites against the article and title
   trafilatura extracts of it, written the same way. Where its extractor and twinpage's
@@ -58,6 +61,7 @@ PAGES = os.path.join(HERE, "..", "..", "shared", "data", "web-pages")
 MIN_BYTES = 4096  # Readability's fixtures below this are lorem ipsum, as training-data says
 READABILITY_HOST = "readability.example"  # its pages have no URL: each is given one here
 SECOND_LEVEL = {"ac", "co", "com", "edu", "gov", "net", "org"}  # co.uk, com.br: a domain is a label more
+SOFT_HYPHEN = re.compile(r"\u00ad|&shy;|&#173;|&#xad;", re.IGNORECASE)
 READER_VIEW = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{title}</title></head>
 <body><h1>{title}</h1>
@@ -111,18 +115,18 @@ def main(out="target/real-pages", twinpage="target/release/twinpage"):
             for pair in found - labelled.keys():
                 print("unlabelled candidate pair:", " vs ".join(sorted(pair)))
         else:
-            copies = [k for k, t in labelled.items() if t["label"] == "1"]
-            print(f"copies found as dedupe's candidates: {sum(k in found for k in copies)} of {len(copies)}")
+            webs = [k for k, t in labelled.items() if t["label"] == "1"]
+            print(f"copies found as dedupe's candidates: {sum(k in found for k in webs)} of {len(webs)}")
     fetched_only = ["--no-render", "--model", os.path.join(HERE, "..", "models", "fetched-only.json")]
     sets = [("one-site", one_site_pairs(files, labelled))]
-    views = [("reader-views", readability_view)]
+    made_copies = [("reader-views", readability_view), ("without-soft-hyphens", without_soft_hyphens)]
     if trafilatura:
-        views.append(("trafilatura-views", trafilatura_view))
+        made_copies.append(("trafilatura-views", trafilatura_view))
     else:
         print("trafilatura's views skipped: run with a Python that has `pip install trafilatura lxml_html_clean`")
     pages_only = dict(files)
-    for name, view_of in views:
-        rows, made = reader_views(out, pages_only, name, view_of)
+    for name, copy_of in made_copies:
+        rows, made = copies(out, pages_only, name, copy_of)
         files.update(made)
         sets.append((name, rows))
     for name, rows in sets:
@@ -167,42 +171,57 @@ def one_site_pairs(files, labelled):
     return rows
 
 
+def reader_view(title, article):
+    """A reader view as a page of its own: the title, and the article under it."""
+    return READER_VIEW.format(title=html.escape(title), article=article)
+
+
 def readability_view(url, path):
-    """The title and article Readability.js gave of one of its suite's pages."""
+    """The article Readability.js gave of one of its suite's pages, under its title."""
     if urlsplit(url).hostname != READABILITY_HOST:
         return None
     suite = os.path.dirname(path)
     meta = json.load(open(os.path.join(suite, "expected-metadata.json"), encoding="utf-8"))
-    return meta.get("title") or "", open(os.path.join(suite, "expected.html"), encoding="utf-8").read()
+    article = open(os.path.join(suite, "expected.html"), encoding="utf-8").read()
+    return reader_view(meta.get("title") or "", article)
 
 
 def trafilatura_view(url, path):
-    """The title and article trafilatura gives of a page (None when it finds under 200
-    characters)."""
+    """The article trafilatura extracts of a page, under its title (None when it finds
+    under 200 characters)."""
     page = trafilatura.utils.load_html(open(path, "rb").read())
     article = trafilatura.extract(page, output_format="html", include_comments=False)
     if not article or len(article) < 200:
         return None
     meta = trafilatura.metadata.extract_metadata(page)
-    return (meta.title if meta and meta.title else ""), article
+    return reader_view(meta.title if meta and meta.title else "", article)
 
 
-def reader_views(out, pages, name, view_of):
-    """Each page against its reader view (`view_of(url, path)`: its title and article,
-    or None), written into OUT/NAME: the pairs, and the views' files by URL."""
+def without_soft_hyphens(url, path):
+    """A page that sets soft hyphens in its long words (five or more), without them:
+    its text as a copy that took the words and not the hyphenation hints carries it."""
+    page = open(path, "rb").read().decode("utf-8", "replace")
+    if len(SOFT_HYPHEN.findall(page)) < 5:
+        return None
+    return SOFT_HYPHEN.sub("", page)
+
+
+def copies(out, pages, name, copy_of):
+    """Each page against its copy (`copy_of(url, path)`: the copy's HTML, or None),
+    written into OUT/NAME: the pairs, and the copies' files by URL."""
     folder = os.path.abspath(os.path.join(out, name))
     os.makedirs(folder, exist_ok=True)
-    rows, views = [], {}
+    rows, made = [], {}
     for number, (url, path) in enumerate(pages.items()):
-        view = view_of(url, path)
-        if view is None:
+        copy = copy_of(url, path)
+        if copy is None:
             continue
-        title, article = view
-        views[f"https://{name}.example/{number}"] = os.path.join(folder, f"{number}.html")
-        with open(views[f"https://{name}.example/{number}"], "w", encoding="utf-8") as f:
-            f.write(READER_VIEW.format(title=html.escape(title), article=article))
-        rows.append((url, f"https://{name}.example/{number}", "1", urlsplit(url).hostname or url))
-    return rows, views
+        copy_url = f"https://{name}.example/{number}"
+        made[copy_url] = os.path.join(folder, f"{number}.html")
+        with open(made[copy_url], "w", encoding="utf-8") as f:
+            f.write(copy)
+        rows.append((url, copy_url, "1", urlsplit(url).hostname or url))
+    return rows, made
 
 
 def report(rows, scored, every, shown=10):

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use twinpage::document::attributes::page_text;
-use twinpage::document::decode::read_body;
+use twinpage::document::decode::{read_body, without_soft_hyphens};
 use twinpage::document::text::{is_wide_letter, words};
 
 fn main() -> Result<()> {
@@ -126,12 +126,15 @@ fn snippets(dir: &Path, list: bool) -> Result<()> {
     Ok(())
 }
 
-/// The snippets the text holds, and those it lacks (white space squeezed).
+/// The snippets the text holds, and those it lacks (white space squeezed). A snippet
+/// keeps the soft hyphens of the page it was copied from, which no reader sees and the
+/// core does not keep either.
 fn found_and_missed<'a>(
     snippets: &'a serde_json::Value,
     text: &str,
 ) -> (Vec<&'a str>, Vec<&'a str>) {
-    strings(snippets).partition(|snippet| text.contains(&squeeze(snippet)))
+    strings(snippets)
+        .partition(|snippet| text.contains(&squeeze(&without_soft_hyphens(snippet.to_string()))))
 }
 
 fn strings(value: &serde_json::Value) -> impl Iterator<Item = &str> {

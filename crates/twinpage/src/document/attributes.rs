@@ -9,7 +9,7 @@
 use dom_query::{Document as Dom, Matcher, NodeRef, Selection};
 
 use super::core_content::core_text;
-use super::decode::DecodedBody;
+use super::decode::{self, DecodedBody};
 use super::idf::IdfTable;
 use super::record::{self, Record};
 use super::text;
@@ -132,7 +132,8 @@ impl Document {
         rendered: RenderedAttributes,
         idf: &IdfTable,
     ) -> Document {
-        let mut doc = Document::from_parts(synthetic, idf, Some(visible_text));
+        let seen = decode::without_soft_hyphens(visible_text.to_string());
+        let mut doc = Document::from_parts(synthetic, idf, Some(&seen));
         doc.spam.hidden_text_share = rendered.hidden_text_share;
         doc.rendered = Some(rendered);
         doc
@@ -697,5 +698,37 @@ mod tests {
         let body = decode_bytes(&[0, 1, 2, 3, 0, 0], 6, false);
         let d = Document::from_body(&body, IdfTable::shipped());
         assert!(d.binary && d.core_text.is_empty());
+    }
+
+    /// A page whose long words carry soft hyphens, as a character or as a reference, and
+    /// a copy of it without them read as the same words, served or rendered.
+    #[test]
+    fn soft_hyphens_are_no_part_of_a_word() {
+        let page = |word: &str| {
+            format!(
+                "<html><head><title>{word}</title></head><body><article><p>Im {word} \
+                 lagen die Weinberge oberhalb der Stadt, und der {word} war weit bekannt \
+                 für seine Weine, die nach Norden gingen.</p></article></body></html>"
+            )
+        };
+        let plain = Document::from_html(&page("Mittelalter"));
+        for hyphenated in [
+            "Mit&shy;tel&shy;al&shy;ter",
+            "Mit\u{ad}tel\u{ad}alter",
+            "Mittel&#173;al&#xAD;ter",
+        ] {
+            let copy = Document::from_html(&page(hyphenated));
+            assert_eq!(
+                (&copy.title, &copy.core_words, &copy.visible_vocabulary),
+                (&plain.title, &plain.core_words, &plain.visible_vocabulary),
+                "{hyphenated}"
+            );
+        }
+        let seen = "Im Mit\u{ad}tel\u{ad}alter lagen";
+        let rendered = Document::rendered_from_html(&page("Mit\u{ad}tel\u{ad}alter"), seen);
+        assert!(rendered
+            .visible_vocabulary
+            .iter()
+            .all(|w| plain.visible_vocabulary.binary_search(w).is_ok()));
     }
 }
