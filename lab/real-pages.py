@@ -115,8 +115,8 @@ def main(out="target/real-pages", twinpage="target/release/twinpage"):
             for pair in found - labelled.keys():
                 print("unlabelled candidate pair:", " vs ".join(sorted(pair)))
         else:
-            webs = [k for k, t in labelled.items() if t["label"] == "1"]
-            print(f"copies found as dedupe's candidates: {sum(k in found for k in webs)} of {len(webs)}")
+            the_webs = [k for k, t in labelled.items() if t["label"] == "1"]
+            print(f"copies found as dedupe's candidates: {sum(k in found for k in the_webs)} of {len(the_webs)}")
     fetched_only = ["--no-render", "--model", os.path.join(HERE, "..", "models", "fetched-only.json")]
     sets = [("one-site", one_site_pairs(files, labelled))]
     made_copies = [("reader-views", readability_view), ("without-soft-hyphens", without_soft_hyphens)]

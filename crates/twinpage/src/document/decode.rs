@@ -3,7 +3,9 @@
 //! Pages arrive gzip'd or not, in any charset, sometimes binary, sometimes enormous.
 //! Everything here is bounded: a body is cut at [`MAX_BODY_BYTES`] before decoding so
 //! a 50 MB page costs the same as a 4 MB one, and gzip is read through a `take` so a
-//! compression bomb cannot fill memory.
+//! compression bomb cannot fill memory. What no reader sees of a word (its soft
+//! hyphens) is taken out here, once, so that every reading of the body has the words a
+//! reader reads.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

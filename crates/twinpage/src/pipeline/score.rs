@@ -460,41 +460,49 @@ mod tests {
         assert_eq!(distinct(&changed).decision, Decision::Distinct);
     }
 
-    /// A pair the model leaves open is decided distinct when neither side holds the
-    /// other's core, at p no higher than the model's distinct threshold; a copy, or a
-    /// model that decides nothing distinct, leaves it open.
-    #[test]
-    fn an_open_pair_on_cores_neither_side_holds_is_decided_distinct() {
-        let thresholds = Thresholds {
-            duplicate: 0.9,
-            distinct: 0.2,
-            max_spread: 0.4,
-            f1_cut: EVEN_CUT,
+    /// The thresholds of the model in these tests: duplicate from 0.9, distinct to 0.2.
+    const THRESHOLDS: Thresholds = Thresholds {
+        duplicate: 0.9,
+        distinct: 0.2,
+        max_spread: 0.4,
+        f1_cut: EVEN_CUT,
+    };
+
+    /// What the guards leave of a pair of `a` and `b` on two sites that the model left
+    /// open (p 0.7) under `thresholds`.
+    fn judged_open(a: &Document, b: &Document, thresholds: &Thresholds) -> Guarded {
+        let bodies = PairBodies {
+            fetched: (a, b),
+            rendered: None,
         };
         let open = Judgement {
             p_duplicate: 0.7,
             spread: 0.1,
         };
+        Guards::on(&two_sites(), &bodies).judge(open, thresholds)
+    }
+
+    /// A pair the model leaves open is decided distinct when neither side holds the
+    /// other's core, at p no higher than the model's distinct threshold; a copy, or a
+    /// model that decides nothing distinct, leaves it open.
+    #[test]
+    fn an_open_pair_on_cores_neither_side_holds_is_decided_distinct() {
         let (page_one, page_two, copy) = (article(0, 400), article(400, 400), article(20, 400));
-        let judged = |b: &Document, thresholds: &Thresholds| {
-            let bodies = PairBodies {
-                fetched: (&page_one, b),
-                rendered: None,
-            };
-            Guards::on(&two_sites(), &bodies).judge(open, thresholds)
-        };
-        let parts = judged(&page_two, &thresholds);
+        let parts = judged_open(&page_one, &page_two, &THRESHOLDS);
         assert_eq!(
             (parts.decision, parts.guard, parts.judgement.p_duplicate),
             (Decision::Distinct, Some(CORES_NOT_SHARED), 0.2)
         );
-        let copies = judged(&copy, &thresholds);
+        let copies = judged_open(&page_one, &copy, &THRESHOLDS);
         assert_eq!((copies.decision, copies.guard), (Decision::Review, None));
         let undecided = Thresholds {
             distinct: 0.0,
-            ..thresholds
+            ..THRESHOLDS
         };
-        assert_eq!(judged(&page_two, &undecided).decision, Decision::Review);
+        assert_eq!(
+            judged_open(&page_one, &page_two, &undecided).decision,
+            Decision::Review
+        );
     }
 
     /// A post of two sentences beside a long sidebar carries a core of its own when the
@@ -516,23 +524,7 @@ mod tests {
         let (served, built, scrap) = (post(30, ""), post(30, scripted), post(15, ""));
         assert!(!served.script_built && built.script_built && served.record.is_none());
         let other = article(1000, 400);
-        let open = Judgement {
-            p_duplicate: 0.7,
-            spread: 0.1,
-        };
-        let thresholds = Thresholds {
-            duplicate: 0.9,
-            distinct: 0.2,
-            max_spread: 0.4,
-            f1_cut: EVEN_CUT,
-        };
-        let judged = |a: &Document| {
-            let bodies = PairBodies {
-                fetched: (a, &other),
-                rendered: None,
-            };
-            Guards::on(&two_sites(), &bodies).judge(open, &thresholds)
-        };
+        let judged = |a: &Document| judged_open(a, &other, &THRESHOLDS);
         assert_eq!(judged(&served).guard, Some(CORES_NOT_SHARED));
         assert_eq!(judged(&built).decision, Decision::Review);
         assert_eq!(judged(&scrap).decision, Decision::Review);
