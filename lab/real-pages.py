@@ -107,6 +107,18 @@ def main(out="target/real-pages", twinpage="target/release/twinpage"):
     cascade = ["--cache", os.path.join(out, "cache")]
     rows = [(t["url_a"], t["url_b"], t["label"], t["why"]) for t in truth]
     report(rows, judge(twinpage, os.path.join(out, "pairs.csv"), rows, files, cascade), every=True)
+    candidate_pairs(twinpage, out, docs, labelled)
+    fetched_only = ["--no-render", "--model", os.path.join(HERE, "..", "models", "fetched-only.json")]
+    for name, rows in more_sets(out, files, labelled):
+        for how, extra in [("the cascade", cascade), ("fetched-only", fetched_only)]:
+            print(f"\n{name}, {how}:")
+            path = os.path.join(out, f"{name}.{how.split()[-1]}.csv")
+            report(rows, judge(twinpage, path, rows, files, extra), every=False)
+
+
+def candidate_pairs(twinpage, out, docs, labelled):
+    """Prints the candidate pairs the truth file lacks, and how many of its copies
+    `dedupe`'s candidates hold."""
     for name, extra in [("wide", ["--threshold", "0.1"]), ("dedupe", [])]:
         path = os.path.join(out, f"candidates-{name}.csv")
         run(twinpage, "candidates", "--docs", docs, "--text", "both", "--no-render", "--out", path, *extra)
@@ -117,7 +129,11 @@ def main(out="target/real-pages", twinpage="target/release/twinpage"):
         else:
             the_webs = [k for k, t in labelled.items() if t["label"] == "1"]
             print(f"copies found as dedupe's candidates: {sum(k in found for k in the_webs)} of {len(the_webs)}")
-    fetched_only = ["--no-render", "--model", os.path.join(HERE, "..", "models", "fetched-only.json")]
+
+
+def more_sets(out, files, labelled):
+    """The sets beyond the truth file, by name: pages of one site, and each page against
+    a copy made of it (the copies' files added to `files`)."""
     sets = [("one-site", one_site_pairs(files, labelled))]
     made_copies = [("reader-views", readability_view), ("without-soft-hyphens", without_soft_hyphens)]
     if trafilatura:
@@ -129,11 +145,7 @@ def main(out="target/real-pages", twinpage="target/release/twinpage"):
         rows, made = copies(out, pages_only, name, copy_of)
         files.update(made)
         sets.append((name, rows))
-    for name, rows in sets:
-        for how, extra in [("the cascade", cascade), ("fetched-only", fetched_only)]:
-            print(f"\n{name}, {how}:")
-            path = os.path.join(out, f"{name}.{how.split()[-1]}.csv")
-            report(rows, judge(twinpage, path, rows, files, extra), every=False)
+    return sets
 
 
 def judge(twinpage, path, rows, files, extra):
