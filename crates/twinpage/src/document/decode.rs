@@ -162,8 +162,9 @@ fn bounded(
 /// pages that carry them, 4 were called distinct from themselves without them.
 const SOFT_HYPHENS: [&str; 4] = ["\u{ad}", "&shy;", "&#173;", "&#xad;"];
 
-/// `text` without its soft hyphens (see [`SOFT_HYPHENS`]), so that the words a page
-/// writes are the words a reader reads; a text without any is returned as it is.
+/// `text` without its soft hyphens (the character and its references), so that the
+/// words a page writes are the words a reader reads; a text without any is returned as
+/// it is.
 pub fn without_soft_hyphens(text: String) -> String {
     static HYPHENS: LazyLock<AhoCorasick> = LazyLock::new(|| {
         AhoCorasick::builder()
