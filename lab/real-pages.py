@@ -177,7 +177,9 @@ def one_site_pairs(files, labelled):
         by_site[site(url)].append(url)
     rows = []
     for name, urls in sorted(by_site.items()):
-        for a, b in itertools.combinations(urls, 2) if name else []:
+        if not name:  # a page without a URL belongs to no site
+            continue
+        for a, b in itertools.combinations(urls, 2):
             known = labelled.get(frozenset((a, b)))
             rows.append((a, b, known["label"] if known else "0", name))
     return rows
@@ -211,8 +213,12 @@ def trafilatura_view(url, path):
 
 def without_soft_hyphens(url, path):
     """A page that sets soft hyphens in its long words (five or more), without them:
-    its text as a copy that took the words and not the hyphenation hints carries it."""
-    page = open(path, "rb").read().decode("utf-8", "replace")
+    its text as a copy that took the words and not the hyphenation hints carries it.
+    Only pages in UTF-8, which the copy is written in, so that nothing else changes."""
+    try:
+        page = open(path, "rb").read().decode("utf-8")
+    except UnicodeDecodeError:
+        return None
     if len(SOFT_HYPHEN.findall(page)) < 5:
         return None
     return SOFT_HYPHEN.sub("", page)
