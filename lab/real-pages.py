@@ -26,6 +26,9 @@ model alone (`--no-render`, as `score`, `dedupe` and Spark judge with `--no-rend
   (`expected.html`, with the page's title from `expected-metadata.json`), written as a
   page of its own, as a reading app or a browser's reader mode would show it: duplicates
   that no generator of twinpage made;
+- pages served again: each page with a session id in its first three links, as a
+  server writes it for another visitor, at another address: the same text from other
+  bytes (generated duplicates always change a page; this changes none of its text);
 - pages without their soft hyphens: each page that sets soft hyphens (`&shy;`) in its
   long words, five or more, against itself without them, as a copy of its text carries
   it (German public sites' publishing system sets one in every long word);
@@ -35,9 +38,11 @@ model alone (`--no-render`, as `score`, `dedupe` and Spark judge with `--no-rend
   take different parts of a page (a whole forum thread against one reply), the two
   cores differ while each page holds the other's text.
 
-Needs ../shared/data and `cargo build --release`; about 20 seconds, 2 minutes with
-trafilatura's views.
+Needs ../shared/data and `cargo build --release`; about 5 minutes the first time (the
+cascade renders most pages served again: their texts match from other bytes), 1 minute
+once OUT/cache holds the renders; 2 minutes more with trafilatura's views.
 """
+import argparse
 import csv
 import html
 import itertools
@@ -61,6 +66,7 @@ PAGES = os.path.join(HERE, "..", "..", "shared", "data", "web-pages")
 MIN_BYTES = 4096  # Readability's fixtures below this are lorem ipsum, as training-data says
 READABILITY_HOST = "readability.example"  # its pages have no URL: each is given one here
 SECOND_LEVEL = {"ac", "co", "com", "edu", "gov", "net", "org"}  # co.uk, com.br: a domain is a label more
+SESSION_LINK = re.compile(r'(<a\s[^>]*href="[^"?#]*)"')  # a link's address without a query
 SOFT_HYPHEN = re.compile(r"\u00ad|&shy;|&#173;|&#xad;", re.IGNORECASE)
 READER_VIEW = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{title}</title></head>
@@ -135,7 +141,11 @@ def more_sets(out, files, labelled):
     """The sets beyond the truth file, by name: pages of one site, and each page against
     a copy made of it (the copies' files added to `files`)."""
     sets = [("one-site", one_site_pairs(files, labelled))]
-    made_copies = [("reader-views", readability_view), ("without-soft-hyphens", without_soft_hyphens)]
+    made_copies = [
+        ("reader-views", readability_view),
+        ("without-soft-hyphens", without_soft_hyphens),
+        ("session-ids", with_session_ids),
+    ]
     if trafilatura:
         made_copies.append(("trafilatura-views", trafilatura_view))
     else:
@@ -224,6 +234,18 @@ def without_soft_hyphens(url, path):
     return SOFT_HYPHEN.sub("", page)
 
 
+def with_session_ids(url, path):
+    """A page served again with a session id in its first three links that have no
+    query: byte for byte the page otherwise, as a server writes it for another visitor.
+    Only pages in UTF-8, so that nothing else changes."""
+    try:
+        page = open(path, "rb").read().decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    copy, links = SESSION_LINK.subn(r'\1?sid=8f3a9c2e"', page, count=3)
+    return copy if links else None
+
+
 def copies(out, pages, name, copy_of):
     """Each page against its copy (`copy_of(url, path)`: the copy's HTML, or None),
     written into OUT/NAME: the pairs, and the copies' files by URL."""
@@ -262,4 +284,7 @@ def report(rows, scored, every, shown=10):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    args = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    args.add_argument("out", nargs="?", default="target/real-pages", help="folder for pair files, copies, renders")
+    args.add_argument("twinpage", nargs="?", default="target/release/twinpage", help="the binary to judge")
+    main(**vars(args.parse_args()))

@@ -6,7 +6,8 @@
 
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
-use crate::distance::{jaccard_distance, kept_and_replaced};
+use crate::distance::{containment, jaccard_distance, kept_and_replaced};
+use crate::document::text::{number_set, word_count, words};
 use crate::document::url;
 use crate::document::{wall, Document, Pair};
 use crate::model::{Decision, Judgement, Model, Thresholds, EVEN_CUT};
@@ -122,9 +123,11 @@ pub fn cores_apart(core_in_other: Option<f64>) -> bool {
     core_in_other.is_some_and(|c| c < CORE_SHARED_BELOW)
 }
 
-/// Whether a guard, not the model, sent the pair to review: both sides show a wall,
+/// Whether a guard, not the model, gave the pair its decision: both sides show a wall,
 /// neither holds the other's core, or nothing but the model tells them apart. Such a
-/// pair is never joined as a duplicate.
+/// pair left to review is never joined as a duplicate; in the cascade, such a pair
+/// decided on fetched bodies goes on to rendering when they may hide what tells it
+/// apart.
 pub fn guarded(decided_by: &str) -> bool {
     decided_by.starts_with(wall::WALL_PREFIX) || [CORES_NOT_SHARED, SAME_TEXT].contains(&decided_by)
 }
@@ -154,20 +157,73 @@ pub const SAME_TEXT: &str = "guard:same-text";
 /// words.
 const SAME_WORDS: f64 = 0.15;
 
-/// Share of a side's core the other page holds when it holds the whole core (a word or
-/// two of a long core may differ: a typo fixed, a counter moved).
+/// Share of a side's core the other page writes when it writes the whole core (a word
+/// or two of a long core may differ: a typo fixed, a counter moved).
 const WHOLE_CORE: f64 = 0.99;
 
-/// Whether two pages show the same words, one holds the other's whole core, and no
+/// Whether two pages show the same words, one writes the other's whole core, and no
 /// number or name is written otherwise in the same place of both cores: nothing a
 /// reader could point at tells them apart. Pages whose figures or people changed
 /// replace them in place; two readings of one page by the extractor (one post of a
 /// forum thread against the whole thread, a whole page against its article) do not.
-fn same_text(a: &Document, b: &Document, core_in_other: Option<f64>) -> bool {
-    core_in_other.is_some_and(|c| c >= WHOLE_CORE)
-        && jaccard_distance(&a.visible_vocabulary, &b.visible_vocabulary) <= SAME_WORDS
+fn same_text(a: &Document, b: &Document) -> bool {
+    jaccard_distance(&a.visible_vocabulary, &b.visible_vocabulary) <= SAME_WORDS
         && kept_and_replaced(&a.core_number_places, &b.core_number_places).1 == 0
         && kept_and_replaced(&a.core_name_places, &b.core_name_places).1 == 0
+        && (writes_whole_core(a, b) || writes_whole_core(b, a))
+}
+
+/// Whether `b`'s text writes the whole of `a`'s core as `a`'s own text writes it: a
+/// core joins the blocks it keeps, so the phrases that span a block it left out
+/// (a caption, an ad between two paragraphs) are written on neither page, and a page
+/// holds 0.84–1.00 of its own core's phrases ([`Outcome::core_in_other`] of a page and
+/// itself).
+fn writes_whole_core(a: &Document, b: &Document) -> bool {
+    let written = a.written_shingles();
+    let own: Vec<u64> = a
+        .core_shingles
+        .iter()
+        .copied()
+        .filter(|h| written.binary_search(h).is_ok())
+        .collect();
+    containment(&own, b.written_shingles()).is_some_and(|c| c >= WHOLE_CORE)
+}
+
+/// Words a line of the core holds to be prose rather than an item of a menu or a list.
+const SENTENCE_WORDS: usize = 8;
+
+/// Marks that end a sentence, in the scripts the test pages write.
+const SENTENCE_ENDS: [char; 7] = ['.', '!', '?', '。', '！', '？', '…'];
+
+/// Whether a side's core is an article: [`OWN_CORE_WORDS`] of its words or more in
+/// lines of prose, [`SENTENCE_WORDS`] words or more that end a sentence. Two shells of
+/// one app serve the same menu whatever page a script fills in (a menu line may be
+/// long, but ends no sentence); one page served at two addresses serves the same
+/// article.
+fn article(d: &Document) -> bool {
+    let in_prose: usize = d
+        .core_text
+        .lines()
+        .filter(|line| line.contains(SENTENCE_ENDS))
+        .map(word_count)
+        .filter(|&n| n >= SENTENCE_WORDS)
+        .sum();
+    in_prose >= OWN_CORE_WORDS
+}
+
+/// Whether two pages of the same text ([`same_text`]) are one page at two addresses:
+/// the same figures written anywhere on them (a product's sheet and its sibling's may
+/// differ only in figures the extractor left out of the core), and each side an
+/// article its body serves, not one a script builds ([`Document::script_built`]: two
+/// shells of one app serve the same chrome, footer prose and all, whatever page the
+/// script fills in).
+fn same_page(a: &Document, b: &Document) -> bool {
+    [a, b].iter().all(|d| !d.script_built && article(d)) && shown_numbers(a) == shown_numbers(b)
+}
+
+/// The numbers of a side's visible text (read only for the few pairs of one text).
+fn shown_numbers(d: &Document) -> Vec<u64> {
+    number_set(&words(&d.visible_text).collect::<Vec<_>>())
 }
 
 /// What the guards see in a pair's bodies, whatever a model makes of it: pages
@@ -185,6 +241,8 @@ pub struct Guards {
     /// pages apart ([`same_text`]); two shells of one app, which show the same
     /// placeholder whatever page they are, never are.
     pub(crate) same_text: bool,
+    /// The pages show the same text and are one page at two addresses ([`same_page`]).
+    pub(crate) same_page: bool,
     /// The wall both sides show (see `document::wall`), if they do.
     pub(crate) wall: Option<wall::Wall>,
 }
@@ -201,9 +259,11 @@ impl Guards {
         let (a, b) = bodies.rendered.unwrap_or(bodies.fetched);
         let own_cores = own_core(a) && own_core(b);
         let shops = (fa.record.is_some() || fb.record.is_some()) && !one_site(pair);
+        let same_text = own_cores && same_text(a, b);
         Guards {
             cores_apart: own_cores && cores_apart(core_in_other) && !shops,
-            same_text: own_cores && same_text(a, b, core_in_other),
+            same_text,
+            same_page: same_text && same_page(a, b),
             wall: wall::shared(a, b),
         }
     }
@@ -231,20 +291,30 @@ impl Guards {
     /// apart is decided distinct, its p at most the model's distinct threshold.
     /// Duplicates share their cores (4 of the 3,170 duplicates of the web and fresh
     /// pairs do not: copies whose extraction failed), while a model that never saw
-    /// pages 1 and 2 of one article leaves them open. A model that decides nothing
-    /// distinct (threshold 0) has the guard decide nothing either.
+    /// pages 1 and 2 of one article leaves them open. An open pair of one page at two
+    /// addresses (`same_page`) is decided duplicate, its p at least the model's
+    /// duplicate threshold: generated duplicates always change a page, while two shells
+    /// of one app (`app-shell`) and a product's sibling sheet show one text, so that a
+    /// model trained on them leaves a page and its byte-for-byte copy but one link open.
+    /// A model that decides nothing on a side has the guard decide nothing there either.
     pub fn judge(self, judgement: Judgement, thresholds: &Thresholds) -> Guarded {
         let decision = thresholds.route(judgement);
         let open = decision == Decision::Review && self.wall.is_none();
         if open && self.cores_apart && thresholds.distinct > 0.0 {
-            return Guarded {
-                judgement: Judgement {
-                    p_duplicate: judgement.p_duplicate.min(thresholds.distinct),
-                    ..judgement
-                },
-                decision: Decision::Distinct,
-                guard: Some(CORES_NOT_SHARED),
-            };
+            return decided(
+                judgement,
+                Decision::Distinct,
+                thresholds.distinct,
+                CORES_NOT_SHARED,
+            );
+        }
+        if open && self.same_page && thresholds.duplicate < 1.0 {
+            return decided(
+                judgement,
+                Decision::Duplicate,
+                thresholds.duplicate,
+                SAME_TEXT,
+            );
         }
         let (decision, guard) = self.route(decision);
         Guarded {
@@ -264,6 +334,28 @@ impl Guards {
             },
             (_, None) => outcome,
         }
+    }
+}
+
+/// An open `judgement` decided by `guard`: its p moved to the model's `threshold` of
+/// that `decision`, if it was not beyond it already.
+fn decided(
+    judgement: Judgement,
+    decision: Decision,
+    threshold: f64,
+    guard: &'static str,
+) -> Guarded {
+    let p_duplicate = match decision {
+        Decision::Duplicate => judgement.p_duplicate.max(threshold),
+        _ => judgement.p_duplicate.min(threshold),
+    };
+    Guarded {
+        judgement: Judgement {
+            p_duplicate,
+            ..judgement
+        },
+        decision,
+        guard: Some(guard),
     }
 }
 
@@ -501,6 +593,85 @@ mod tests {
         };
         assert_eq!(
             judged_open(&page_one, &page_two, &undecided).decision,
+            Decision::Review
+        );
+    }
+
+    /// A pair the model leaves open is decided duplicate when its pages show the same
+    /// text, at p no lower than the model's duplicate threshold: the same page at two
+    /// addresses, a link's session id changed. Not when a figure changed, in the core
+    /// or beside it; not when the core is a menu, or the page a script's shell; not by
+    /// a model that decides nothing duplicate.
+    #[test]
+    fn an_open_pair_of_the_same_text_is_decided_duplicate() {
+        // Captions between the paragraphs: the core joins the paragraphs across them,
+        // so the phrases spanning a caption are on neither page.
+        let page = |session: &str, figure: &str, messages: &str, end: &str, app: &str| {
+            let paragraphs: Vec<String> = (0..12)
+                .map(|p| {
+                    let words: Vec<String> = (0..40).map(|i| format!("word{p}x{i}")).collect();
+                    format!(
+                        "<p>{}{end}</p><figure><figcaption>Photo {p}</figcaption></figure>",
+                        words.join(" ")
+                    )
+                })
+                .collect();
+            Document::from_html(&format!(
+                "<html><body>{app}<nav><a href=\"/home?sid={session}\">Home</a> \
+                 <a href=\"/inbox\">Inbox {messages}</a></nav><article><h1>A story</h1>{}\
+                 <p>Sales rose {figure} percent this year.</p></article></body></html>",
+                paragraphs.join("")
+            ))
+        };
+        let story = |session, figure, messages| page(session, figure, messages, ".", "");
+        let original = story("a1", "12", "37");
+        assert!(distance::core_in_other(&original, &original).is_some_and(|c| c < WHOLE_CORE));
+        let open = |b: &Document| {
+            let guarded = judged_open(&original, b, &THRESHOLDS);
+            (
+                guarded.decision,
+                guarded.guard,
+                guarded.judgement.p_duplicate,
+            )
+        };
+        let copy = story("b2", "12", "37");
+        assert_eq!(open(&copy), (Decision::Duplicate, Some(SAME_TEXT), 0.9));
+        let still_open = (Decision::Review, None, 0.7);
+        assert_eq!(
+            open(&story("a1", "15", "37")),
+            still_open,
+            "a figure of the core"
+        );
+        assert_eq!(
+            open(&story("a1", "12", "38")),
+            still_open,
+            "a figure beside it"
+        );
+        let menu = |session| page(session, "12", "37", "", "");
+        let menus = judged_open(&menu("a1"), &menu("b2"), &THRESHOLDS);
+        assert_eq!(
+            menus.decision,
+            Decision::Review,
+            "lines that end no sentence"
+        );
+        let shell = |session| {
+            page(
+                session,
+                "12",
+                "37",
+                ".",
+                "<script src=\"/app.js\"></script><div id=\"root\"></div>",
+            )
+        };
+        assert!(shell("a1").script_built);
+        let shells = judged_open(&shell("a1"), &shell("b2"), &THRESHOLDS);
+        assert_eq!(shells.decision, Decision::Review, "a script's shell");
+        let undecided = Thresholds {
+            duplicate: 1.0,
+            ..THRESHOLDS
+        };
+        assert_eq!(
+            judged_open(&original, &copy, &undecided).decision,
             Decision::Review
         );
     }
