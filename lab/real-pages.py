@@ -223,27 +223,28 @@ def trafilatura_view(url, path):
 
 def without_soft_hyphens(url, path):
     """A page that sets soft hyphens in its long words (five or more), without them:
-    its text as a copy that took the words and not the hyphenation hints carries it.
-    Only pages in UTF-8, which the copy is written in, so that nothing else changes."""
-    try:
-        page = open(path, "rb").read().decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if len(SOFT_HYPHEN.findall(page)) < 5:
+    its text as a copy that took the words and not the hyphenation hints carries it."""
+    page = utf8_page(path)
+    if page is None or len(SOFT_HYPHEN.findall(page)) < 5:
         return None
     return SOFT_HYPHEN.sub("", page)
 
 
 def with_session_ids(url, path):
     """A page served again with a session id in its first three links that have no
-    query: byte for byte the page otherwise, as a server writes it for another visitor.
-    Only pages in UTF-8, so that nothing else changes."""
+    query: byte for byte the page otherwise, as a server writes it for another visitor."""
+    page = utf8_page(path)
+    copy, links = SESSION_LINK.subn(r'\1?sid=8f3a9c2e"', page or "", count=3)
+    return copy if links else None
+
+
+def utf8_page(path):
+    """A page's text when it is written in UTF-8, which the copies are written in, so
+    that a copy changes nothing else; None for a page in another charset."""
     try:
-        page = open(path, "rb").read().decode("utf-8")
+        return open(path, "rb").read().decode("utf-8")
     except UnicodeDecodeError:
         return None
-    copy, links = SESSION_LINK.subn(r'\1?sid=8f3a9c2e"', page, count=3)
-    return copy if links else None
 
 
 def copies(out, pages, name, copy_of):

@@ -295,7 +295,7 @@ impl Guards {
     /// addresses (`same_page`) is decided duplicate, its p at least the model's
     /// duplicate threshold: generated duplicates always change a page, while two shells
     /// of one app (`app-shell`) and a product's sibling sheet show one text, so that a
-    /// model trained on them leaves a page and its byte-for-byte copy but one link open.
+    /// model trained on them leaves open a page and its copy that differs in a link.
     /// A model that decides nothing on a side has the guard decide nothing there either.
     pub fn judge(self, judgement: Judgement, thresholds: &Thresholds) -> Guarded {
         let decision = thresholds.route(judgement);
