@@ -234,7 +234,9 @@ def with_session_ids(url, path):
     """A page served again with a session id in its first three links that have no
     query: byte for byte the page otherwise, as a server writes it for another visitor."""
     page = utf8_page(path)
-    copy, links = SESSION_LINK.subn(r'\1?sid=8f3a9c2e"', page or "", count=3)
+    if page is None:
+        return None
+    copy, links = SESSION_LINK.subn(r'\1?sid=8f3a9c2e"', page, count=3)
     return copy if links else None
 
 

@@ -13,6 +13,10 @@ use twinpage_util::hash::{fnv1a, fnv1a_continue, mix64};
 /// Number of words in a shingle (an N-word phrase).
 pub const SHINGLE_WORDS: usize = 4;
 
+/// Marks that end a sentence, in the scripts the test pages write (full-width ones for
+/// Chinese and Japanese).
+pub const SENTENCE_ENDS: [char; 7] = ['.', '!', '?', '…', '。', '！', '？'];
+
 /// What a wide letter counts in Latin letters: a Chinese or Japanese character carries
 /// about what three Latin letters do.
 pub const LETTERS_PER_WIDE_CHAR: usize = 3;

@@ -147,12 +147,12 @@ pub struct Prepared {
     pub sentences: Vec<Vec<String>>,
 }
 
-/// Splits a text into sentences (at . ! ? … and line breaks) and keeps the
+/// Splits a text into sentences (at [`text::SENTENCE_ENDS`] and line breaks) and keeps the
 /// words of four letters or more that are not stop words.
 pub fn prepare(body_text: &str) -> Prepared {
     let stop: HashSet<&str> = STOP_WORDS.iter().copied().collect();
     let sentences: Vec<Vec<String>> = body_text
-        .split(['.', '!', '?', '…', '\n', '。'])
+        .split(|c| c == '\n' || text::SENTENCE_ENDS.contains(&c))
         .map(|s| {
             text::words(s)
                 .filter(|w| w.chars().count() >= MIN_WORD_CHARS && !stop.contains(w.as_str()))

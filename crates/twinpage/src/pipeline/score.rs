@@ -7,7 +7,7 @@
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
 use crate::distance::{containment, jaccard_distance, kept_and_replaced};
-use crate::document::text::{number_set, word_count, words};
+use crate::document::text::{number_set, word_count, words, SENTENCE_ENDS};
 use crate::document::url;
 use crate::document::{wall, Document, Pair};
 use crate::model::{Decision, Judgement, Model, Thresholds, EVEN_CUT};
@@ -192,14 +192,11 @@ fn writes_whole_core(a: &Document, b: &Document) -> bool {
 /// Words a line of the core holds to be prose rather than an item of a menu or a list.
 const SENTENCE_WORDS: usize = 8;
 
-/// Marks that end a sentence, in the scripts the test pages write.
-const SENTENCE_ENDS: [char; 7] = ['.', '!', '?', '。', '！', '？', '…'];
-
 /// Whether a side's core is an article: [`OWN_CORE_WORDS`] of its words or more in
-/// lines of prose, [`SENTENCE_WORDS`] words or more that end a sentence. Two shells of
-/// one app serve the same menu whatever page a script fills in (a menu line may be
-/// long, but ends no sentence); one page served at two addresses serves the same
-/// article.
+/// lines of prose, [`SENTENCE_WORDS`] words or more that end a sentence
+/// ([`SENTENCE_ENDS`]). Two shells of one app serve the same menu whatever page a
+/// script fills in (a menu line may be long, but ends no sentence); one page served at
+/// two addresses serves the same article.
 fn article(d: &Document) -> bool {
     let in_prose: usize = d
         .core_text
