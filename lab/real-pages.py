@@ -36,11 +36,17 @@ model alone (`--no-render`, as `score`, `dedupe` and Spark judge with `--no-rend
   trafilatura lxml_html_clean`): each page of both suites against the article and title
   trafilatura extracts of it, written the same way. Where its extractor and twinpage's
   take different parts of a page (a whole forum thread against one reply), the two
-  cores differ while each page holds the other's text.
+  cores differ while each page holds the other's text;
+- minified pages, when the Python running this has minify-html (`pip install
+  minify-html`): each page against itself as that minifier writes it (scripts and
+  styles left as they are), as a CDN or a build step serves a page again: whitespace
+  between elements taken out, quotes and optional closing tags dropped. Where the
+  whitespace it takes out stood between inline elements, words of the page are joined.
 
 Needs ../shared/data and `cargo build --release`; about 5 minutes the first time (the
 cascade renders most pages served again: their texts match from other bytes), 1 minute
-once OUT/cache holds the renders; 2 minutes more with trafilatura's views.
+once OUT/cache holds the renders; 2 minutes more with trafilatura's views, and 3 more
+(1 with the cache) with the minified pages.
 """
 import argparse
 import csv
@@ -60,6 +66,11 @@ try:  # optional: the third set of reader views
     import trafilatura.utils
 except ImportError:
     trafilatura = None
+
+try:  # optional: the set of minified pages
+    import minify_html
+except ImportError:
+    minify_html = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGES = os.path.join(HERE, "..", "..", "shared", "data", "web-pages")
@@ -146,10 +157,15 @@ def more_sets(out, files, labelled):
         ("without-soft-hyphens", without_soft_hyphens),
         ("session-ids", with_session_ids),
     ]
-    if trafilatura:
-        made_copies.append(("trafilatura-views", trafilatura_view))
-    else:
-        print("trafilatura's views skipped: run with a Python that has `pip install trafilatura lxml_html_clean`")
+    optional = [
+        (trafilatura, "trafilatura-views", trafilatura_view, "trafilatura lxml_html_clean"),
+        (minify_html, "minified", minified, "minify-html"),
+    ]
+    for module, name, copy_of, packages in optional:
+        if module:
+            made_copies.append((name, copy_of))
+        else:
+            print(f"{name} skipped: run with a Python that has `pip install {packages}`")
     pages_only = dict(files)
     for name, copy_of in made_copies:
         rows, made = copies(out, pages_only, name, copy_of)
@@ -238,6 +254,14 @@ def with_session_ids(url, path):
         return None
     copy, links = SESSION_LINK.subn(r'\1?sid=8f3a9c2e"', page, count=3)
     return copy if links else None
+
+
+def minified(url, path):
+    """A page as minify-html writes it, its scripts and styles left as they are."""
+    page = utf8_page(path)
+    if page is None:
+        return None
+    return minify_html.minify(page, minify_js=False, minify_css=False)
 
 
 def utf8_page(path):

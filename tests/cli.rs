@@ -1750,9 +1750,12 @@ fn a_model_that_decides_nothing_by_itself_says_so_when_trained() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
+    // It says that people decide: that a side decides nothing, or, when a calibration
+    // cell that chance filled with one label kept a cut, that every held-out pair goes to
+    // review (the trees disagree on all of them).
     assert!(
         stderr.contains("this model decides nothing duplicate by itself")
-            && stderr.contains("of the held-out pairs go to review"),
+            || stderr.contains("100 % of the held-out pairs go to review"),
         "{stderr}"
     );
 }

@@ -45,7 +45,8 @@ pub struct Document {
     pub core_words: Vec<u32>,
     /// The distinct words of the visible text (as u64 for the Jaccard test), sorted.
     pub visible_vocabulary: Vec<u64>,
-    /// Word shingles of the core content and of the visible text.
+    /// Word shingles of the core content that the page writes (not those spanning a
+    /// block the extractor left out), and of the visible text.
     pub core_shingles: Vec<u64>,
     pub visible_shingles: Vec<u64>,
     /// Word shingles of the text the DOM holds outside hidden elements, when a
@@ -201,7 +202,10 @@ impl Document {
             truncated: body.truncated,
             binary: body.binary,
             visible_vocabulary: text::vocabulary(&visible_words),
-            core_shingles: text::shingles(&core_words),
+            core_shingles: core_shingles(
+                &core_words,
+                dom_shingles.as_ref().unwrap_or(&visible_shingles),
+            ),
             visible_shingles,
             dom_shingles,
             top_terms: idf.top_terms(&core_words, TOP_TERMS),
@@ -232,6 +236,18 @@ impl Document {
             core_text,
         }
     }
+}
+
+/// The shingles of a core that its page writes (`written`): a core joins the blocks
+/// it keeps, so a phrase spanning a block it left out (a caption, an ad between two
+/// paragraphs) is written on no page, and would make a page hold less than its own
+/// core. A core shorter than a shingle is one shingle of its own, kept.
+fn core_shingles(core_words: &[u32], written: &[u64]) -> Vec<u64> {
+    let mut shingles = text::shingles(core_words);
+    if core_words.len() >= text::SHINGLE_WORDS {
+        shingles.retain(|h| written.binary_search(h).is_ok());
+    }
+    shingles
 }
 
 /// The text of a body that candidate generation fingerprints: the core content
