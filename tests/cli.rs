@@ -1752,7 +1752,7 @@ fn a_model_that_decides_nothing_by_itself_says_so_when_trained() {
     assert!(out.status.success(), "{stderr}");
     // It says that people decide: that a side decides nothing, or, when a calibration
     // cell that chance filled with one label kept a cut, that every held-out pair goes to
-    // review (the trees disagree on all of them).
+    // review.
     assert!(
         stderr.contains("this model decides nothing duplicate by itself")
             || stderr.contains("100 % of the held-out pairs go to review"),

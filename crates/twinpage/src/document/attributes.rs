@@ -673,6 +673,35 @@ mod tests {
     }
 
     #[test]
+    fn a_core_is_the_phrases_its_page_writes() {
+        // Captions the core leaves out: the phrases that span one in the core ("every
+        // winter. The two") are written nowhere, and would make the page hold less than
+        // its own core.
+        let paragraph = |n: &str| {
+            format!(
+                "<p>The {n} paragraph tells how the river turned the wheel of the old \
+                 mill, and how the miller kept the stones dressed through every winter.</p>\
+                 <figure><img src={n}.jpg><figcaption>Photo {n}</figcaption></figure>"
+            )
+        };
+        let paragraphs: String = ["one", "two", "three", "four"].map(paragraph).concat();
+        let d = Document::from_html(&format!("<body><article>{paragraphs}</article></body>"));
+        assert!(!d.core_text.contains("Photo"));
+        let all = text::shingles(&d.core_words);
+        assert!(d.core_shingles.len() < all.len());
+        assert!(d
+            .core_shingles
+            .iter()
+            .all(|h| d.visible_shingles.binary_search(h).is_ok()));
+        // A core shorter than a shingle keeps its one shingle, which no longer text writes.
+        let three_words = [7, 8, 9];
+        assert_eq!(
+            core_shingles(&three_words, &d.visible_shingles),
+            text::shingles(&three_words)
+        );
+    }
+
+    #[test]
     fn what_aria_hidden_holds_is_read() {
         // An icon left open: the parser reopens `<i aria-hidden>` in every block after it,
         // so the article sits inside it, as it does in the browser, which shows it.
