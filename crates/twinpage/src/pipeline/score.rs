@@ -556,6 +556,16 @@ mod tests {
         max_spread: 0.4,
         f1_cut: EVEN_CUT,
     };
+    /// [`THRESHOLDS`] of a model that decides nothing distinct, and of one that decides
+    /// nothing duplicate: a guard decides nothing on that side either.
+    const NO_DISTINCT: Thresholds = Thresholds {
+        distinct: 0.0,
+        ..THRESHOLDS
+    };
+    const NO_DUPLICATE: Thresholds = Thresholds {
+        duplicate: 1.0,
+        ..THRESHOLDS
+    };
 
     /// What the guards leave of a pair of `a` and `b` on two sites that the model left
     /// open (p 0.7) under `thresholds`.
@@ -584,12 +594,8 @@ mod tests {
         );
         let copies = judged_open(&page_one, &copy, &THRESHOLDS);
         assert_eq!((copies.decision, copies.guard), (Decision::Review, None));
-        let undecided = Thresholds {
-            distinct: 0.0,
-            ..THRESHOLDS
-        };
         assert_eq!(
-            judged_open(&page_one, &page_two, &undecided).decision,
+            judged_open(&page_one, &page_two, &NO_DISTINCT).decision,
             Decision::Review
         );
     }
@@ -663,12 +669,8 @@ mod tests {
         assert!(shell("a1").script_built);
         let shells = judged_open(&shell("a1"), &shell("b2"), &THRESHOLDS);
         assert_eq!(shells.decision, Decision::Review, "a script's shell");
-        let undecided = Thresholds {
-            duplicate: 1.0,
-            ..THRESHOLDS
-        };
         assert_eq!(
-            judged_open(&original, &copy, &undecided).decision,
+            judged_open(&original, &copy, &NO_DUPLICATE).decision,
             Decision::Review
         );
     }
