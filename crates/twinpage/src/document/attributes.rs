@@ -45,7 +45,8 @@ pub struct Document {
     pub core_words: Vec<u32>,
     /// The distinct words of the visible text (as u64 for the Jaccard test), sorted.
     pub visible_vocabulary: Vec<u64>,
-    /// Word shingles of the core content and of the visible text.
+    /// Word shingles of the core content that the page writes (not those spanning a
+    /// block the extractor left out), and of the visible text.
     pub core_shingles: Vec<u64>,
     pub visible_shingles: Vec<u64>,
     /// Word shingles of the text the DOM holds outside hidden elements, when a
@@ -201,7 +202,10 @@ impl Document {
             truncated: body.truncated,
             binary: body.binary,
             visible_vocabulary: text::vocabulary(&visible_words),
-            core_shingles: text::shingles(&core_words),
+            core_shingles: core_shingles(
+                &core_words,
+                dom_shingles.as_ref().unwrap_or(&visible_shingles),
+            ),
             visible_shingles,
             dom_shingles,
             top_terms: idf.top_terms(&core_words, TOP_TERMS),
@@ -232,6 +236,18 @@ impl Document {
             core_text,
         }
     }
+}
+
+/// The shingles of a core that its page writes (`written`): a core joins the blocks
+/// it keeps, so a phrase spanning a block it left out (a caption, an ad between two
+/// paragraphs) is written on no page, and would make a page hold less than its own
+/// core. A core shorter than a shingle is one shingle of its own, kept.
+fn core_shingles(core_words: &[u32], written: &[u64]) -> Vec<u64> {
+    let mut shingles = text::shingles(core_words);
+    if core_words.len() >= text::SHINGLE_WORDS {
+        shingles.retain(|h| written.binary_search(h).is_ok());
+    }
+    shingles
 }
 
 /// The text of a body that candidate generation fingerprints: the core content
@@ -654,6 +670,35 @@ mod tests {
             .contains("court court rome"));
         // What the page keeps out of view still counts as written.
         assert!(rendered.written_shingles().len() > rendered.visible_shingles.len());
+    }
+
+    #[test]
+    fn a_core_is_the_phrases_its_page_writes() {
+        // Captions the core leaves out: the phrases that span one in the core ("every
+        // winter. The two") are written nowhere, and would make the page hold less than
+        // its own core.
+        let paragraph = |n: &str| {
+            format!(
+                "<p>The {n} paragraph tells how the river turned the wheel of the old \
+                 mill, and how the miller kept the stones dressed through every winter.</p>\
+                 <figure><img src={n}.jpg><figcaption>Photo {n}</figcaption></figure>"
+            )
+        };
+        let paragraphs: String = ["one", "two", "three", "four"].map(paragraph).concat();
+        let d = Document::from_html(&format!("<body><article>{paragraphs}</article></body>"));
+        assert!(!d.core_text.contains("Photo"));
+        let all = text::shingles(&d.core_words);
+        assert!(d.core_shingles.len() < all.len());
+        assert!(d
+            .core_shingles
+            .iter()
+            .all(|h| d.visible_shingles.binary_search(h).is_ok()));
+        // A core shorter than a shingle keeps its one shingle, which no longer text writes.
+        let three_words = [7, 8, 9];
+        assert_eq!(
+            core_shingles(&three_words, &d.visible_shingles),
+            text::shingles(&three_words)
+        );
     }
 
     #[test]
