@@ -1758,6 +1758,13 @@ fn a_model_that_decides_nothing_by_itself_says_so_when_trained() {
             || stderr.contains("100 % of the held-out pairs go to review"),
         "{stderr}"
     );
+    // A duplicate decision also needs its cell's confidence: the warning says so.
+    if stderr.contains("decides nothing duplicate") {
+        assert!(
+            stderr.contains("precision 0.999 with a confidence of 0.85 or more"),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]

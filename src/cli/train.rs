@@ -8,7 +8,7 @@ use super::declared::{Declared, Estimators};
 use twinpage::model::forest;
 use twinpage::model::train::{self, Fit};
 use twinpage::model::{estimator_named, KINDS};
-use twinpage::model::{DecisionPolicy, Missing, Model, TrainingInfo};
+use twinpage::model::{DecisionPolicy, Missing, Model, TrainingInfo, MIN_DUPLICATE_CONFIDENCE};
 use twinpage::pipeline;
 use twinpage::signals::contrast;
 use twinpage_semantic::{CrossEncoderParams, TrainedReader};
@@ -262,8 +262,14 @@ fn warn_if_undecided(model: &Model) {
         ),
     ];
     for (_, side) in sides.iter().filter(|(none, _)| *none) {
+        // A duplicate decision also needs its own cell's confidence, whatever the target.
+        let floor = if *side == "duplicate" {
+            format!(" with a confidence of {MIN_DUPLICATE_CONFIDENCE} or more")
+        } else {
+            String::new()
+        };
         eprintln!(
-            "twinpage: warning: no {side} pair of the calibration split reaches precision {target}: \
+            "twinpage: warning: no {side} pair of the calibration split reaches precision {target}{floor}: \
              this model decides nothing {side} by itself (every such pair goes to review); \
              a lower --precision-target, or more training pairs, trades precision for fewer reviews"
         );

@@ -30,7 +30,9 @@ pub mod tree;
 
 pub use calibration::Calibration;
 pub use contrast::Contrast;
-pub use decision::{Decision, DecisionPolicy, Judgement, Thresholds, EVEN_CUT};
+pub use decision::{
+    Decision, DecisionPolicy, Judgement, Thresholds, EVEN_CUT, MIN_DUPLICATE_CONFIDENCE,
+};
 pub use estimator::{Committee, Contributions, Estimator, Learner};
 pub use explanation::{ExplainedPath, ExplainedStep, Explanation, ScoreParts, SignalPart};
 pub use forest::ForestParams;
