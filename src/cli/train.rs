@@ -251,23 +251,21 @@ fn warn_if_undecided(model: &Model) {
     let target = model.policy.precision_target();
     // A reader's thresholds decide record pairs: a side it decides is decided.
     let reader = model.reader.as_ref().map(|r| r.thresholds);
+    // A duplicate decision also needs its own cell's confidence, whatever the target.
+    let duplicate_floor = format!(" with a confidence of {MIN_DUPLICATE_CONFIDENCE} or more");
     let sides = [
         (
             model.thresholds.duplicate >= 1.0 && reader.is_none_or(|t| t.duplicate >= 1.0),
             "duplicate",
+            duplicate_floor.as_str(),
         ),
         (
             model.thresholds.distinct <= 0.0 && reader.is_none_or(|t| t.distinct <= 0.0),
             "distinct",
+            "",
         ),
     ];
-    for (_, side) in sides.iter().filter(|(none, _)| *none) {
-        // A duplicate decision also needs its own cell's confidence, whatever the target.
-        let floor = if *side == "duplicate" {
-            format!(" with a confidence of {MIN_DUPLICATE_CONFIDENCE} or more")
-        } else {
-            String::new()
-        };
+    for (_, side, floor) in sides.iter().filter(|(none, _, _)| *none) {
         eprintln!(
             "twinpage: warning: no {side} pair of the calibration split reaches precision {target}{floor}: \
              this model decides nothing {side} by itself (every such pair goes to review); \
