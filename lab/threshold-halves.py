@@ -5,9 +5,10 @@ A model with a reader judges record pairs by the mean of two probabilities, whic
 calibration cells smooth, so the rule that picks its thresholds matters. This compares
 the plain rule (the deepest cut whose running precision reaches the target) with the
 rule on evidence (one right and one wrong decision counted beyond those seen), as
-`crates/twinpage/src/model/decision.rs` implements both: thresholds are chosen on one
-half of the pairs (halves by first document) and applied to the other, over many random
-halvings.
+`crates/twinpage/src/model/decision.rs` implements both (its plain rule, for calibrated
+cells, now also keeps the duplicate cut at p 0.85 or more; this script's does not):
+thresholds are chosen on one half of the pairs (halves by first document) and applied
+to the other, over many random halvings.
 
     twinpage score --pairs VALID.csv --no-render --model M.json --out mean.csv
     # the same model file without its "reader" entry, for the forest's spread:
