@@ -144,9 +144,7 @@ impl Document {
     /// rendered body also what the browser kept out of view (an inactive tab, a collapsed
     /// section), which a click shows and which a copy of the page may well carry.
     pub fn written_shingles(&self) -> &[u64] {
-        self.dom_shingles
-            .as_deref()
-            .unwrap_or(&self.visible_shingles)
+        written(&self.dom_shingles, &self.visible_shingles)
     }
 
     fn from_parts(body: &DecodedBody, idf: &IdfTable, seen: Option<&str>) -> Document {
@@ -202,10 +200,7 @@ impl Document {
             truncated: body.truncated,
             binary: body.binary,
             visible_vocabulary: text::vocabulary(&visible_words),
-            core_shingles: core_shingles(
-                &core_words,
-                dom_shingles.as_ref().unwrap_or(&visible_shingles),
-            ),
+            core_shingles: core_shingles(&core_words, written(&dom_shingles, &visible_shingles)),
             visible_shingles,
             dom_shingles,
             top_terms: idf.top_terms(&core_words, TOP_TERMS),
@@ -236,6 +231,11 @@ impl Document {
             core_text,
         }
     }
+}
+
+/// The rule of [`Document::written_shingles`], for a document still being made.
+fn written<'a>(dom_shingles: &'a Option<Vec<u64>>, visible_shingles: &'a [u64]) -> &'a [u64] {
+    dom_shingles.as_deref().unwrap_or(visible_shingles)
 }
 
 /// The shingles of a core that its page writes (`written`): a core joins the blocks

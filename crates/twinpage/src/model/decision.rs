@@ -234,7 +234,7 @@ impl Thresholds {
         // A decision never goes against the confidence: whatever the running
         // precision, a pair more likely distinct is not called duplicate, nor the
         // reverse. (Without this floor, a few low-spread duplicates at p = 0.2 could
-        // pull the duplicate cut down to them.)
+        // pull the duplicate cut down to them.) A calibrated p also needs `floor`.
         let duplicate = lowest_precise_cut(
             by_p.iter()
                 .rev()
