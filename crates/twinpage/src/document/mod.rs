@@ -19,7 +19,7 @@ pub mod text;
 pub mod url;
 pub mod wall;
 
-pub use attributes::Document;
+pub use attributes::{Document, SCRAP_CORE_WORDS};
 pub use idf::IdfTable;
 pub use pairs::{Pair, PairFile};
 pub use rows::Skipped;

@@ -9,7 +9,7 @@ use super::schedule::map_heaviest_first;
 use crate::distance::{jaccard_distance, kept_and_replaced};
 use crate::document::text::{number_set, word_count, words, SENTENCE_ENDS};
 use crate::document::url;
-use crate::document::{wall, Document, Pair};
+use crate::document::{wall, Document, Pair, SCRAP_CORE_WORDS};
 use crate::model::{Decision, Judgement, Model, Thresholds, EVEN_CUT};
 use crate::signals::{self, distance, Layout, PairBodies};
 use twinpage_util::Progress;
@@ -135,18 +135,14 @@ pub fn guarded(decided_by: &str) -> bool {
 /// A side's core content of at least this many words is one of its own.
 const OWN_CORE_WORDS: usize = 50;
 
-/// A core of at least this many words is one of its own when the page serves it rather
-/// than a script building it ([`Document::script_built`]): a blog post of two sentences
-/// beside a long sidebar (real ones of 30 words and more). Under it the extractor may
-/// have taken a caption or a line of chrome for the article (a training pair's
-/// `syndicated` copy whose extraction failed kept 19 words).
-const SERVED_CORE_WORDS: usize = 25;
-
 /// Whether a side carries a core of its own: text of the page's, not a placeholder a
-/// script replaces nor a scrap the extractor settled for.
+/// script replaces nor a scrap the extractor settled for. A core of
+/// [`SCRAP_CORE_WORDS`] or more is one when the page serves it rather than a script
+/// building it ([`Document::script_built`]): a blog post of two sentences beside a long
+/// sidebar.
 fn own_core(d: &Document) -> bool {
     let words = d.core_words.len();
-    words >= OWN_CORE_WORDS || (words >= SERVED_CORE_WORDS && !d.script_built)
+    words >= OWN_CORE_WORDS || (words >= SCRAP_CORE_WORDS && !d.script_built)
 }
 
 /// `decided_by` of a distinct call held for review because nothing but the model tells

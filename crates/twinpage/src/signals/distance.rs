@@ -10,7 +10,7 @@ use crate::distance::{
     containment, cosine, damerau_levenshtein, hamming, jaccard_distance, kept_and_replaced,
     lcs_distance, levenshtein, longest_common_substring, mcd, Compressor,
 };
-use crate::document::Document;
+use crate::document::{Document, SCRAP_CORE_WORDS};
 
 /// Distance tests in vector order. Content distances run on the core content
 /// (boilerplate and ads removed), so that a shared template does not make two pages
@@ -63,7 +63,7 @@ pub const SIGNALS: &[Signal] = &[
     },
     Signal {
         name: "core_in_other_text_max",
-        meaning: "the larger, over the two sides, share of a side's core shingles found anywhere in the other side's text (visible, or kept out of view by the page: an inactive tab): one article inside another page, even where the extractor took the wrong block for its core; -1 when both cores are empty",
+        meaning: "the larger, over the two sides, share of a side's core shingles found anywhere in the other side's text (visible, or kept out of view by the page: an inactive tab): one article inside another page, even where the extractor took the wrong block for its core; a scrap of a core (under 25 words, under a tenth of the other's) not counted; -1 when both cores are empty",
         compute: core_in_other_text,
     },
     Signal {
@@ -134,11 +134,36 @@ fn core_in_other_text(p: &BodyPair) -> f64 {
 }
 
 /// The larger share of a side's core shingles found in the other side's text
-/// (`core_in_other_text_max`); `None` when both cores are empty.
+/// (`core_in_other_text_max`); `None` when both cores are empty. A core of under
+/// [`SCRAP_CORE_WORDS`] words beside one ten times as long is a scrap the extractor
+/// settled for, and its share is left out.
 pub fn core_in_other(a: &Document, b: &Document) -> Option<f64> {
-    let a_in_b = containment(&a.core_shingles, b.written_shingles());
-    let b_in_a = containment(&b.core_shingles, a.written_shingles());
-    [a_in_b, b_in_a].into_iter().flatten().reduce(f64::max)
+    let held = |core: &Document, text: &Document| {
+        (!scrap_core(core, text))
+            .then(|| containment(&core.core_shingles, text.written_shingles()))
+            .flatten()
+    };
+    [held(a, b), held(b, a)]
+        .into_iter()
+        .flatten()
+        .reduce(f64::max)
+}
+
+/// Under this share of the other side's core, a core of under [`SCRAP_CORE_WORDS`]
+/// is a scrap ([`scrap_core`]).
+const SCRAP_SHARE: f64 = 0.1;
+
+/// Whether `d`'s core is a scrap beside `other`'s: under [`SCRAP_CORE_WORDS`] words and
+/// under [`SCRAP_SHARE`] of the other's, on a page that serves its text (a page 2 that
+/// holds only the site's copyright line, which page 1 writes too). That the other page
+/// writes a scrap says nothing of the two pages; short cores of like length (two
+/// records) still count. A shell's placeholder ([`Document::script_built`]) is no scrap
+/// the extractor settled for but all the page serves: the cascade renders such a page.
+fn scrap_core(d: &Document, other: &Document) -> bool {
+    let words = d.core_words.len();
+    !d.script_built
+        && words < SCRAP_CORE_WORDS
+        && (words as f64) < SCRAP_SHARE * other.core_words.len() as f64
 }
 
 /// The smaller share of a side's core shingles found in the other side's text;
@@ -219,6 +244,30 @@ mod tests {
             ..rendered.clone()
         };
         assert!(run(&view_only, &copy, "core_in_other_text_max") < 0.5);
+    }
+
+    #[test]
+    fn a_scrap_of_a_core_in_the_other_page_is_no_shared_core() {
+        let footer = "Copyright 2022 El Diario. Todos los derechos reservados.";
+        let story = "The investigator said that most of the stolen cars he traced were held by \
+            officials, and that he had not shown all of the material he gathered in the city. ";
+        let page_1 = Document::from_html(&format!(
+            "<article><p>{}</p></article><footer><p>{footer}</p></footer>",
+            story.repeat(6)
+        ));
+        // Page 2 of the story holds nothing but the site's footer.
+        let page_2 = Document::from_html(&format!("<footer><p>{footer}</p></footer>"));
+        assert!(page_2.core_words.len() < crate::document::SCRAP_CORE_WORDS);
+        assert_eq!(run(&page_1, &page_2, "core_in_other_text_max"), 0.0);
+        // A shell's placeholder is all the page serves, not a scrap.
+        let shell = Document {
+            script_built: true,
+            ..page_2.clone()
+        };
+        assert_eq!(run(&page_1, &shell, "core_in_other_text_max"), 1.0);
+        // Two short cores of like length (two records) still count.
+        let record = Document::from_html(&format!("<main><p>{footer} Ask us.</p></main>"));
+        assert_eq!(run(&record, &page_2, "core_in_other_text_max"), 1.0);
     }
 
     #[test]
