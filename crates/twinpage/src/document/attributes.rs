@@ -141,7 +141,10 @@ impl Document {
     ) -> Document {
         let seen = decode::without_soft_hyphens(visible_text.to_string());
         let mut doc = Document::from_parts(synthetic, idf, Some(&seen));
-        doc.spam.hidden_text_share = rendered.hidden_text_share;
+        // Only what the browser showed says what it hid; a stalled render showed nothing.
+        if doc.dom_shingles.is_some() {
+            doc.spam.hidden_text_share = rendered.hidden_text_share;
+        }
         doc.rendered = Some(rendered);
         doc
     }
@@ -174,8 +177,16 @@ impl Document {
                 .iter()
                 .any(|root| root.text().trim().is_empty());
         let hidden_chars = remove_hidden(&dom);
-        let dom_shingles = seen.map(|_| text::shingles(&text::word_ids(&visible_text(&dom))));
-        let visible_text = seen.map_or_else(|| visible_text(&dom), str::to_string);
+        let dom_text = visible_text(&dom);
+        // The words the DOM writes, on a rendered body only.
+        let written_words = seen.map(|_| text::word_ids(&dom_text));
+        let seen = seen.filter(|seen| {
+            written_words
+                .as_ref()
+                .is_some_and(|written| !stalled(seen, written.len()))
+        });
+        let dom_shingles = seen.and(written_words).map(|ids| text::shingles(&ids));
+        let visible_text = seen.map_or(dom_text, str::to_string);
         // Each text is split into words once; ids, numbers, spam and the record share the split.
         let visible_tokens: Vec<String> = text::words(&visible_text).collect();
         let record = head.read(&dom, &visible_text, visible_tokens.len());
@@ -242,6 +253,25 @@ impl Document {
 /// The rule of [`Document::written_shingles`], for a document still being made.
 fn written<'a>(dom_shingles: &'a Option<Vec<u64>>, visible_shingles: &'a [u64]) -> &'a [u64] {
     dom_shingles.as_deref().unwrap_or(visible_shingles)
+}
+
+/// A browser that shows fewer words than this of a page whose DOM writes
+/// [`STALLED_SHARE`]'s inverse times as many saw the page before its scripts showed it.
+const STALLED_WORDS: usize = 50;
+
+/// Under this share of the words its DOM writes, a short render is stalled ([`stalled`]).
+const STALLED_SHARE: f64 = 0.2;
+
+/// Whether the browser's view of a rendered body (`seen`) is of a page its scripts never
+/// showed: a stylesheet hides the page until a script reveals it (a loading screen,
+/// `visibility: hidden` on the body), and the script did not run (a page rendered offline,
+/// or from an archive without its scripts). Such a view shows a date line or nothing
+/// where the DOM writes the whole article; the DOM is then the better reading of what a
+/// reader sees. A shell its script never filled writes little in its DOM either, and
+/// stays as the browser showed it.
+fn stalled(seen: &str, dom_words: usize) -> bool {
+    let shown = text::word_count(seen);
+    shown < STALLED_WORDS && (shown as f64) < STALLED_SHARE * dom_words as f64
 }
 
 /// The shingles of a core that its page writes (`written`): a core joins the blocks
@@ -676,6 +706,31 @@ mod tests {
             .contains("court court rome"));
         // What the page keeps out of view still counts as written.
         assert!(rendered.written_shingles().len() > rendered.visible_shingles.len());
+    }
+
+    #[test]
+    fn a_render_its_scripts_never_showed_is_read_from_its_dom() {
+        let article = "The investigator said that most of the stolen cars he traced were \
+            held by officials, and that he had not shown all of the material he gathered. "
+            .repeat(6);
+        // A stylesheet hides the page until a script shows it; offline, none did.
+        let html = format!(
+            "<style>body{{visibility:hidden}}</style><body><p>Tuesday, 18 November</p>\
+             <article><p>{article}</p></article></body>"
+        );
+        let stalled = Document::rendered_from_html(&html, "Tuesday, 18 November");
+        assert!(stalled.core_text.contains("stolen cars"));
+        assert!(stalled.dom_shingles.is_none());
+        // A render that shows the article is read as the browser showed it.
+        let shown = Document::rendered_from_html(&html, &article);
+        assert!(!shown.visible_text.contains("Tuesday"));
+        assert!(shown.dom_shingles.is_some());
+        // A shell its script never filled writes little more than it shows.
+        let shell = Document::rendered_from_html(
+            "<body><div id=app>Loading…</div><script src=app.js></script></body>",
+            "Loading…",
+        );
+        assert!(shell.dom_shingles.is_some());
     }
 
     #[test]
