@@ -141,7 +141,8 @@ impl Document {
     ) -> Document {
         let seen = decode::without_soft_hyphens(visible_text.to_string());
         let mut doc = Document::from_parts(synthetic, idf, Some(&seen));
-        // Only what the browser showed says what it hid; a stalled render showed nothing.
+        // A stalled render, read from its DOM (no `dom_shingles`), hid everything: its
+        // hidden-text share is the DOM's.
         if doc.dom_shingles.is_some() {
             doc.spam.hidden_text_share = rendered.hidden_text_share;
         }
@@ -178,15 +179,13 @@ impl Document {
                 .any(|root| root.text().trim().is_empty());
         let hidden_chars = remove_hidden(&dom);
         let dom_text = visible_text(&dom);
-        // The words the DOM writes, on a rendered body only.
-        let written_words = seen.map(|_| text::word_ids(&dom_text));
-        let seen = seen.filter(|seen| {
-            written_words
-                .as_ref()
-                .is_some_and(|written| !stalled(seen, written.len()))
-        });
-        let dom_shingles = seen.and(written_words).map(|ids| text::shingles(&ids));
-        let visible_text = seen.map_or(dom_text, str::to_string);
+        // On a rendered body, what the browser showed and the words its DOM writes;
+        // neither when the browser's view stalled, and the DOM is read instead.
+        let shown = seen
+            .map(|seen| (seen, text::word_ids(&dom_text)))
+            .filter(|(seen, written)| !stalled(seen, written.len()));
+        let dom_shingles = shown.as_ref().map(|(_, written)| text::shingles(written));
+        let visible_text = shown.map_or(dom_text, |(seen, _)| seen.to_string());
         // Each text is split into words once; ids, numbers, spam and the record share the split.
         let visible_tokens: Vec<String> = text::words(&visible_text).collect();
         let record = head.read(&dom, &visible_text, visible_tokens.len());
