@@ -92,6 +92,10 @@ pub struct Document {
     /// body says little of what a reader sees, so the cascade renders it whatever the
     /// fetched-only model says.
     pub script_built: bool,
+    /// The body shows an app's shell: an empty app root, a region announced as loading
+    /// or a `<noscript>` notice asking for JavaScript (with scripts, one way to be
+    /// [`script_built`](Self::script_built); few visible words is the other).
+    pub app_shell: bool,
     /// The body has scripts at all.
     pub scripted: bool,
     /// A script in the body hides elements (`hides_elements`): a reader may see
@@ -237,6 +241,7 @@ impl Document {
             rendered: None,
             record,
             script_built,
+            app_shell,
             scripted,
             hides_by_script,
             title_words: text::word_set(&title),

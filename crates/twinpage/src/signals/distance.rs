@@ -157,11 +157,13 @@ const SCRAP_SHARE: f64 = 0.1;
 /// under [`SCRAP_SHARE`] of the other's, on a page that serves its text (a page 2 that
 /// holds only the site's copyright line, which page 1 writes too). That the other page
 /// writes a scrap says nothing of the two pages; short cores of like length (two
-/// records) still count. A shell's placeholder ([`Document::script_built`]) is no scrap
-/// the extractor settled for but all the page serves: the cascade renders such a page.
+/// records) still count. An app shell's placeholder ([`Document::app_shell`]) is no
+/// scrap the extractor settled for but all the shell serves: the cascade renders it. A
+/// page with scripts that merely shows little (a page 2 with the site's scripts) is no
+/// shell.
 fn scrap_core(d: &Document, other: &Document) -> bool {
     let words = d.core_words.len();
-    !d.script_built
+    !d.app_shell
         && words < SCRAP_CORE_WORDS
         && (words as f64) < SCRAP_SHARE * other.core_words.len() as f64
 }
@@ -259,12 +261,19 @@ mod tests {
         let page_2 = Document::from_html(&format!("<footer><p>{footer}</p></footer>"));
         assert!(page_2.core_words.len() < crate::document::SCRAP_CORE_WORDS);
         assert_eq!(run(&page_1, &page_2, "core_in_other_text_max"), 0.0);
-        // A shell's placeholder is all the page serves, not a scrap.
+        // An app shell's placeholder is all the shell serves, not a scrap; a page that
+        // merely has scripts and little text is no shell.
         let shell = Document {
+            app_shell: true,
             script_built: true,
             ..page_2.clone()
         };
         assert_eq!(run(&page_1, &shell, "core_in_other_text_max"), 1.0);
+        let scripted = Document {
+            script_built: true,
+            ..page_2.clone()
+        };
+        assert_eq!(run(&page_1, &scripted, "core_in_other_text_max"), 0.0);
         // Two short cores of like length (two records) still count.
         let record = Document::from_html(&format!("<main><p>{footer} Ask us.</p></main>"));
         assert_eq!(run(&record, &page_2, "core_in_other_text_max"), 1.0);
