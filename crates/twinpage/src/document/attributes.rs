@@ -87,11 +87,6 @@ pub struct Document {
     pub rendered: Option<RenderedAttributes>,
     /// The fields of a record page (a product, a paper); None for other pages.
     pub record: Option<Record>,
-    /// The body looks built by script: scripts, and little visible text, an empty
-    /// app root, a region announced as loading or a `<noscript>` notice. Its fetched
-    /// body says little of what a reader sees, so the cascade renders it whatever the
-    /// fetched-only model says.
-    pub script_built: bool,
     /// The body shows an app's shell: an empty app root, a region announced as loading
     /// or a `<noscript>` notice asking for JavaScript (with scripts, one way to be
     /// [`script_built`](Self::script_built); few visible words is the other).
@@ -154,6 +149,14 @@ impl Document {
         doc
     }
 
+    /// The body looks built by script: scripts, and little visible text, an empty
+    /// app root, a region announced as loading or a `<noscript>` notice. Its fetched
+    /// body says little of what a reader sees, so the cascade renders it whatever the
+    /// fetched-only model says.
+    pub fn script_built(&self) -> bool {
+        self.scripted && (self.app_shell || self.visible_words.len() < SCRIPT_BUILT_WORDS)
+    }
+
     /// Shingles of everything the page writes for a reader: its visible text, and on a
     /// rendered body also what the browser kept out of view (an inactive tab, a collapsed
     /// section), which a click shows and which a copy of the page may well carry.
@@ -207,7 +210,6 @@ impl Document {
         let core_text = core_text(dom, &visible_text);
         let visible_chars = visible_text.chars().count();
         let (core_tokens, core_capitals) = text::words_and_capitals(&core_text);
-        let script_built = scripted && (app_shell || visible_words.len() < SCRIPT_BUILT_WORDS);
         let core_words = text::ids_of(&core_tokens);
         let spam = SpamIndicators {
             top_word_share: top_word_share(&visible_tokens),
@@ -240,7 +242,6 @@ impl Document {
             spam,
             rendered: None,
             record,
-            script_built,
             app_shell,
             scripted,
             hides_by_script,
@@ -274,7 +275,7 @@ const STALLED_SHARE: f64 = 0.2;
 /// reader sees. A shell its script never filled writes little in its DOM either, and
 /// stays as the browser showed it.
 fn stalled(seen: &str, dom_words: usize) -> bool {
-    let shown = text::word_count(seen);
+    let shown = text::word_count_to(seen, STALLED_WORDS);
     shown < STALLED_WORDS && (shown as f64) < STALLED_SHARE * dom_words as f64
 }
 
@@ -648,25 +649,26 @@ mod tests {
         let shell = Document::from_html(
             "<html><body><div id=root></div><script src=app.js></script></body></html>",
         );
-        assert!(shell.script_built);
+        assert!(shell.script_built());
         let asks = Document::from_html(&format!(
             "<html><body><noscript>You need to enable JavaScript.</noscript><p>{words}</p>\
              <script>init()</script></body></html>"
         ));
-        assert!(asks.script_built);
+        assert!(asks.script_built());
         // A skeleton announced as loading, beside a menu of more words than a shell has.
         let skeleton = Document::from_html(&format!(
             "<html><body><nav>{words}</nav><div id=article-root aria-busy=true>\
              <span>Loading content</span></div><script src=app.js></script></body></html>"
         ));
-        assert!(skeleton.script_built);
+        assert!(skeleton.script_built());
         let article = Document::from_html(&format!(
             "<html><body><p>{words}</p><noscript><img src=pixel.gif></noscript>\
              <script>track()</script></body></html>"
         ));
-        assert!(!article.script_built);
+        assert!(!article.script_built());
         assert!(
-            !Document::from_html("<html><body><p>Short, no script.</p></body></html>").script_built
+            !Document::from_html("<html><body><p>Short, no script.</p></body></html>")
+                .script_built()
         );
     }
 

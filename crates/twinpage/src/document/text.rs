@@ -88,6 +88,12 @@ pub fn word_count(text: &str) -> usize {
     written_words(text).count()
 }
 
+/// [`word_count`], counting no further than `limit`: enough to tell a short text, without
+/// splitting the whole of a long one.
+pub fn word_count_to(text: &str, limit: usize) -> usize {
+    written_words(text).take(limit).count()
+}
+
 /// Word ids of a text, in order.
 pub fn word_ids(text: &str) -> Vec<u32> {
     words(text).map(|w| word_id(&w)).collect()

@@ -160,7 +160,7 @@ impl FetchedEvidence {
             (b, a)
         };
         FetchedEvidence {
-            shown_by_script: a.script_built || b.script_built || differ_only_in_script(a, b),
+            shown_by_script: a.script_built() || b.script_built() || differ_only_in_script(a, b),
             share_text: containment(&short.visible_shingles, &long.visible_shingles)
                 .is_some_and(|c| c >= SHARED_TEXT),
             hidden_by_script: (a.hides_by_script || b.hides_by_script)

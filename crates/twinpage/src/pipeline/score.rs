@@ -142,7 +142,7 @@ const OWN_CORE_WORDS: usize = 50;
 /// sidebar.
 fn own_core(d: &Document) -> bool {
     let words = d.core_words.len();
-    words >= OWN_CORE_WORDS || (words >= SCRAP_CORE_WORDS && !d.script_built)
+    words >= OWN_CORE_WORDS || (words >= SCRAP_CORE_WORDS && !d.script_built())
 }
 
 /// `decided_by` of a distinct call held for review because nothing but the model tells
@@ -195,7 +195,7 @@ fn article(d: &Document) -> bool {
 /// shells of one app serve the same chrome, footer prose and all, whatever page the
 /// script fills in).
 fn same_page(a: &Document, b: &Document) -> bool {
-    [a, b].iter().all(|d| !d.script_built && article(d)) && shown_numbers(a) == shown_numbers(b)
+    [a, b].iter().all(|d| !d.script_built() && article(d)) && shown_numbers(a) == shown_numbers(b)
 }
 
 /// The numbers of a side's visible text (read only for the few pairs of one text).
@@ -646,7 +646,7 @@ mod tests {
                 "<script src=\"/app.js\"></script><div id=\"root\"></div>",
             )
         };
-        assert!(shell("a1").script_built);
+        assert!(shell("a1").script_built());
         let shells = judged_open(&shell("a1"), &shell("b2"), &THRESHOLDS);
         assert_eq!(shells.decision, Decision::Review, "a script's shell");
         assert_eq!(
@@ -672,7 +672,7 @@ mod tests {
         };
         let scripted = "<script src=\"/app.js\"></script><div id=\"root\"></div>";
         let (served, built, scrap) = (post(30, ""), post(30, scripted), post(15, ""));
-        assert!(!served.script_built && built.script_built && served.record.is_none());
+        assert!(!served.script_built() && built.script_built() && served.record.is_none());
         let other = article(1000, 400);
         let judged = |a: &Document| judged_open(a, &other, &THRESHOLDS);
         assert_eq!(judged(&served).guard, Some(CORES_NOT_SHARED));

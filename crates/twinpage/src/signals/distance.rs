@@ -259,20 +259,21 @@ mod tests {
         ));
         // Page 2 of the story holds nothing but the site's footer.
         let page_2 = Document::from_html(&format!("<footer><p>{footer}</p></footer>"));
-        assert!(page_2.core_words.len() < crate::document::SCRAP_CORE_WORDS);
+        assert!(page_2.core_words.len() < super::SCRAP_CORE_WORDS);
         assert_eq!(run(&page_1, &page_2, "core_in_other_text_max"), 0.0);
         // An app shell's placeholder is all the shell serves, not a scrap; a page that
         // merely has scripts and little text is no shell.
         let shell = Document {
             app_shell: true,
-            script_built: true,
+            scripted: true,
             ..page_2.clone()
         };
         assert_eq!(run(&page_1, &shell, "core_in_other_text_max"), 1.0);
         let scripted = Document {
-            script_built: true,
+            scripted: true,
             ..page_2.clone()
         };
+        assert!(scripted.script_built());
         assert_eq!(run(&page_1, &scripted, "core_in_other_text_max"), 0.0);
         // Two short cores of like length (two records) still count.
         let record = Document::from_html(&format!("<main><p>{footer} Ask us.</p></main>"));

@@ -107,7 +107,7 @@ pub fn vector(pair: &Pair, bodies: &PairBodies) -> Vec<f64> {
 /// compared rendered, it reads as the plain pair it is.
 fn shown<'a>(fetched: &'a Document, rendered: Option<&'a Document>) -> &'a Document {
     match rendered {
-        Some(rendered) if fetched.script_built || core_unseen(fetched, rendered) => {
+        Some(rendered) if fetched.script_built() || core_unseen(fetched, rendered) => {
             readable(fetched, rendered)
         }
         _ => fetched,
@@ -221,7 +221,8 @@ mod tests {
         let words = |ids: &[u32], script_built: bool| Document {
             visible_words: ids.to_vec(),
             core_words: ids.to_vec(),
-            script_built,
+            scripted: script_built,
+            app_shell: script_built,
             ..Document::default()
         };
         let article = words(&[1, 2, 3, 4], false);
