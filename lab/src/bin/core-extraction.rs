@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use twinpage::document::attributes::page_text;
-use twinpage::document::decode::{read_body, without_soft_hyphens};
+use twinpage::document::decode::{as_read, read_body};
 use twinpage::document::text::{is_wide_letter, words};
 
 fn main() -> Result<()> {
@@ -133,8 +133,7 @@ fn found_and_missed<'a>(
     snippets: &'a serde_json::Value,
     text: &str,
 ) -> (Vec<&'a str>, Vec<&'a str>) {
-    strings(snippets)
-        .partition(|snippet| text.contains(&squeeze(&without_soft_hyphens(snippet.to_string()))))
+    strings(snippets).partition(|snippet| text.contains(&squeeze(&as_read(snippet.to_string()))))
 }
 
 fn strings(value: &serde_json::Value) -> impl Iterator<Item = &str> {

@@ -138,7 +138,7 @@ impl Document {
         rendered: RenderedAttributes,
         idf: &IdfTable,
     ) -> Document {
-        let seen = decode::without_soft_hyphens(visible_text.to_string());
+        let seen = decode::as_read(visible_text.to_string());
         let mut doc = Document::from_parts(synthetic, idf, Some(&seen));
         // A stalled render, read from its DOM (no `dom_shingles`), hid everything: its
         // hidden-text share is the DOM's.
@@ -842,5 +842,31 @@ mod tests {
             .visible_vocabulary
             .iter()
             .all(|w| plain.visible_vocabulary.binary_search(w).is_ok()));
+    }
+
+    /// A page that writes its accents apart from their letters (`e` then U+0301, as
+    /// text pasted from a Mac does) and a copy that writes them whole read as the same
+    /// words and numbers, served or rendered.
+    #[test]
+    fn accents_written_apart_are_the_same_letters() {
+        let page = |created: &str, ninth: &str| {
+            format!(
+                "<html><head><title>Le chœur {created} en 1947</title></head><body><article>\
+                 <p>{created} en 1947, le chœur joue la {ninth} symphonie de Beethoven chaque \
+                 été, et la 2ème de Mahler depuis plus de 72 ans.</p></article></body></html>"
+            )
+        };
+        let whole = Document::from_html(&page("Créé", "9ème"));
+        let apart = Document::from_html(&page("Cre\u{301}e\u{301}", "9e\u{300}me"));
+        assert_eq!(
+            (&apart.title, &apart.core_words, &apart.core_number_places),
+            (&whole.title, &whole.core_words, &whole.core_number_places)
+        );
+        let seen = "Cre\u{301}e\u{301} en 1947, le chœur joue la 9e\u{300}me symphonie";
+        let rendered = Document::rendered_from_html(&page("Créé", "9ème"), seen);
+        assert!(rendered
+            .visible_vocabulary
+            .iter()
+            .all(|w| whole.visible_vocabulary.binary_search(w).is_ok()));
     }
 }
