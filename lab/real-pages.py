@@ -26,6 +26,10 @@ model alone (`--no-render`, as `score`, `dedupe` and Spark judge with `--no-rend
   (`expected.html`, with the page's title from `expected-metadata.json`), written as a
   page of its own, as a reading app or a browser's reader mode would show it: duplicates
   that no generator of twinpage made;
+- apostrophes swapped: each page that writes apostrophes inside its words (five or
+  more) against itself with each written the other way (`’` for `'` and back), as a
+  site that turns quotes into typographer's quotes (WordPress) or straightens them
+  writes its copy;
 - pages served again: each page with a session id in its first three links, as a
   server writes it for another visitor, at another address: the same text from other
   bytes (generated duplicates always change a page; this changes none of its text);
@@ -77,6 +81,9 @@ PAGES = os.path.join(HERE, "..", "..", "shared", "data", "web-pages")
 MIN_BYTES = 4096  # Readability's fixtures below this are lorem ipsum, as training-data says
 READABILITY_HOST = "readability.example"  # its pages have no URL: each is given one here
 SECOND_LEVEL = {"ac", "co", "com", "edu", "gov", "net", "org"}  # co.uk, com.br: a domain is a label more
+TYPOGRAPHERS_APOSTROPHE = {"\u2019", "&rsquo;", "&#8217;", "&#x2019;"}
+WORD_APOSTROPHE = re.compile(r"(?<=\w)('|&#0?39;|&apos;|\u2019|&rsquo;|&#8217;|&#x2019;)(?=\w)")
+MARKUP_OR_TEXT = re.compile(r"(?is)<(script|style)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>|(?P<text>[^<]+)")
 SESSION_LINK = re.compile(r'(<a\s[^>]*href="[^"?#]*)"')  # a link's address without a query
 SOFT_HYPHEN = re.compile(r"\u00ad|&shy;|&#173;|&#xad;", re.IGNORECASE)
 READER_VIEW = """<!DOCTYPE html>
@@ -155,6 +162,7 @@ def more_sets(out, files, labelled):
     made_copies = [
         ("reader-views", readability_view),
         ("without-soft-hyphens", without_soft_hyphens),
+        ("apostrophes-swapped", apostrophes_swapped),
         ("session-ids", with_session_ids),
     ]
     optional = [
@@ -244,6 +252,23 @@ def without_soft_hyphens(url, path):
     if page is None or len(SOFT_HYPHEN.findall(page)) < 5:
         return None
     return SOFT_HYPHEN.sub("", page)
+
+
+def apostrophes_swapped(url, path):
+    """A page that writes apostrophes inside its words (five or more), with each written
+    the other way in its text (`’` for `'`, `'` for `’`), as a site that turns quotes
+    into typographer's quotes (WordPress does as it shows a post) or one that
+    straightens them writes its copy; scripts, styles and attributes left as they are."""
+    page = utf8_page(path)
+    if page is None:
+        return None
+    texts = (m.group("text") for m in MARKUP_OR_TEXT.finditer(page) if m.group("text"))
+    if sum(len(WORD_APOSTROPHE.findall(text)) for text in texts) < 5:
+        return None
+    swap = lambda m: "'" if m.group(1) in TYPOGRAPHERS_APOSTROPHE else "\u2019"
+    return MARKUP_OR_TEXT.sub(
+        lambda m: WORD_APOSTROPHE.sub(swap, m.group(0)) if m.group("text") else m.group(0), page
+    )
 
 
 def with_session_ids(url, path):

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use anyhow::{bail, Context, Result};
 
-use super::text;
+use super::{decode, text};
 
 /// Words seen in fewer documents than this are left out of a built table (they
 /// get the unseen-word idf anyway, and the table stays small).
@@ -56,7 +56,12 @@ impl IdfTable {
             let df: u32 = df
                 .parse()
                 .with_context(|| format!("idf table line {}: bad count", n + 2))?;
-            frequencies.insert(text::word_id(word), df);
+            // A table built by an earlier reader may hold a word as that reader wrote it
+            // (with soft hyphens, a typographer's apostrophe): counted as read now.
+            for read in text::words(&decode::as_read(word.to_owned())) {
+                let count = frequencies.entry(text::word_id(&read)).or_insert(0);
+                *count = (*count + df).min(documents);
+            }
         }
         Ok(IdfTable {
             documents,
@@ -155,6 +160,18 @@ mod tests {
         assert_eq!(tsv, "documents\t3\na\t3\nb\t2\n");
         let table = IdfTable::parse(&tsv).unwrap();
         assert_eq!(table.documents, 3);
+    }
+
+    #[test]
+    fn a_word_written_otherwise_in_the_table_counts_as_read_now() {
+        let table = IdfTable::parse(
+            "documents\t20\nl\u{2019}état\t3\nl'état\t2\nar\u{ad}beit\t4\narbeit\t5\nthe\t15\nthe\u{ad}\t9\n",
+        )
+        .unwrap();
+        let df = |word: &str| table.frequencies[&text::word_id(word)];
+        assert_eq!((df("l'état"), df("arbeit")), (5, 9));
+        assert_eq!(df("the"), 20, "never more documents than the table has");
+        assert_eq!(table.frequencies.len(), 3);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! Words, shingles and fingerprints of a text.
 //!
-//! Words are lower-cased Unicode words, hashed to `u32` so that the edit distances
-//! compare integers instead of strings (and stay fast on long bodies). Tokens that
-//! look like session ids or other machine noise are dropped here, once, so that no
-//! distance test sees them: the seed keeps ever-changing content away from them.
+//! Words are lower-cased Unicode words (any apostrophe in them written `'`), hashed to
+//! `u32` so that the edit distances compare integers instead of strings (and stay fast
+//! on long bodies). Tokens that look like session ids or other machine noise are
+//! dropped here, once, so that no distance test sees them: the seed keeps
+//! ever-changing content away from them.
 
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthChar;
@@ -56,7 +57,25 @@ pub fn word_id(word: &str) -> u32 {
 
 /// Lower-cased words of a text, without machine noise.
 pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    written_words(text).map(str::to_lowercase)
+    written_words(text).map(spelled)
+}
+
+/// Apostrophes other than the typewriter's `'` that a word is written with: the right
+/// single quotation mark and the modifier letter; the Unicode word rules keep both
+/// inside a word (`l’État`, `don’t`).
+const OTHER_APOSTROPHES: [char; 2] = ['\u{2019}', '\u{2bc}'];
+
+/// A word as compared: lower-cased, its apostrophes written as the typewriter's. Sites
+/// write one text with either (WordPress turns `'` into `’` as it shows a post), so a
+/// copy on another site may write the other in every elided or contracted word, and
+/// a French article's phrases would then be other phrases.
+fn spelled(word: &str) -> String {
+    let lower = word.to_lowercase();
+    if lower.contains(OTHER_APOSTROPHES) {
+        lower.replace(OTHER_APOSTROPHES, "'")
+    } else {
+        lower
+    }
 }
 
 /// Lower-cased words of a text, and whether each is written with a capital (a name):
@@ -65,7 +84,7 @@ pub fn words_and_capitals(text: &str) -> (Vec<String>, Vec<bool>) {
     written_words(text)
         .map(|w| {
             let capital = w.chars().next().is_some_and(char::is_uppercase);
-            (w.to_lowercase(), capital)
+            (spelled(w), capital)
         })
         .unzip()
 }
@@ -344,6 +363,17 @@ mod tests {
     fn words_are_lowercased_and_noise_dropped() {
         let w: Vec<String> = words("The RX100 costs 450 dollars; sid=a8f3k29dk2j3l4k5").collect();
         assert_eq!(w, ["the", "rx100", "costs", "450", "dollars", "sid"]);
+    }
+
+    #[test]
+    fn a_word_is_the_same_with_any_apostrophe() {
+        let typewriter = "L'État n'a pas dit qu'il don't know";
+        for other in ['\u{2019}', '\u{2bc}'] {
+            let typeset = typewriter.replace('\'', &other.to_string());
+            assert_eq!(word_ids(&typeset), word_ids(typewriter), "{other}");
+            assert_eq!(words_and_capitals(&typeset), words_and_capitals(typewriter));
+        }
+        assert_eq!(words("l'État").collect::<Vec<_>>(), ["l'état"]);
     }
 
     #[test]
