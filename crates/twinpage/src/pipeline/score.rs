@@ -172,14 +172,13 @@ fn same_text(a: &Document, b: &Document) -> bool {
 /// Words a line of the core holds to be prose rather than an item of a menu or a list.
 const SENTENCE_WORDS: usize = 8;
 
-/// Whether a side's core is an article: [`OWN_CORE_WORDS`] of its words or more in
-/// lines of prose, [`SENTENCE_WORDS`] words or more that end a sentence
-/// ([`SENTENCE_ENDS`]). Two shells of one app serve the same menu whatever page a
-/// script fills in (a menu line may be long, but ends no sentence); one page served at
-/// two addresses serves the same article.
-fn article(d: &Document) -> bool {
-    let in_prose: usize = d
-        .core_text
+/// Whether `text` holds an article: [`OWN_CORE_WORDS`] of its words or more in lines of
+/// prose, [`SENTENCE_WORDS`] words or more that end a sentence ([`SENTENCE_ENDS`]). Two
+/// shells of one app serve the same menu whatever page a script fills in (a menu line
+/// may be long, but ends no sentence); one page served at two addresses serves the same
+/// article.
+fn article(text: &str) -> bool {
+    let in_prose: usize = text
         .lines()
         .filter(|line| line.contains(SENTENCE_ENDS))
         .map(word_count)
@@ -188,14 +187,29 @@ fn article(d: &Document) -> bool {
     in_prose >= OWN_CORE_WORDS
 }
 
-/// Whether two pages of the same text ([`same_text`]) are one page at two addresses:
-/// the same figures written anywhere on them (a product's sheet and its sibling's may
-/// differ only in figures the extractor left out of the core), and each side an
-/// article its body serves, not one a script builds ([`Document::script_built`]: two
-/// shells of one app serve the same chrome, footer prose and all, whatever page the
-/// script fills in).
-fn same_page(a: &Document, b: &Document) -> bool {
-    [a, b].iter().all(|d| !d.script_built() && article(d)) && shown_numbers(a) == shown_numbers(b)
+/// Whether two pages are one page at two addresses: neither is built by script
+/// ([`Document::script_built`]: two shells of one app serve the same chrome, footer
+/// prose and all, whatever page the script fills in), and either they show the very
+/// same text ([`shown_alike`]), or they show the same text ([`same_text`]), each side's
+/// core an article, and the same figures written anywhere on them (a product's sheet
+/// and its sibling's may differ only in figures the extractor left out of the core).
+fn same_page(a: &Document, b: &Document, same_text: bool) -> bool {
+    [a, b].iter().all(|d| !d.script_built())
+        && (shown_alike(a, b)
+            || same_text
+                && [a, b].iter().all(|d| article(&d.core_text))
+                && shown_numbers(a) == shown_numbers(b))
+}
+
+/// Whether two pages show the same title and the same words in the same order, an
+/// article among them wherever the extractor looked. A page served again for another
+/// visitor (another session id in its links) or minified is such a copy, whatever its
+/// core: a short post, a paywall's teaser, a list of links the extractor passed over.
+/// Of the web and fresh pairs whose visible texts are the same (both text distances 0),
+/// the 108 not built by script are all duplicates, and the 300 distinct ones all app
+/// shells.
+fn shown_alike(a: &Document, b: &Document) -> bool {
+    a.title == b.title && a.visible_words == b.visible_words && article(&a.visible_text)
 }
 
 /// The numbers of a side's visible text (read only for the few pairs of one text).
@@ -240,7 +254,7 @@ impl Guards {
         Guards {
             cores_apart: own_cores && cores_apart(core_in_other) && !shops,
             same_text,
-            same_page: same_text && same_page(a, b),
+            same_page: same_page(a, b, same_text),
             wall: wall::shared(a, b),
         }
     }
@@ -652,6 +666,57 @@ mod tests {
         assert_eq!(
             judged_open(&original, &copy, &NO_DUPLICATE).decision,
             Decision::Review
+        );
+    }
+
+    /// A page served again shows the very same words: an open pair of it is decided
+    /// duplicate whatever its core (a post of two sentences, under the article rule's
+    /// fifty words of prose). Not under another title, not when a script builds the
+    /// page, and not when what it shows holds no prose.
+    #[test]
+    fn a_page_that_shows_the_very_same_words_is_one_page() {
+        let page = |session: &str, title: &str, end: &str, app: &str| {
+            let sentence = |s: usize| {
+                let words: Vec<String> = (0..15).map(|i| format!("post{s}x{i}")).collect();
+                format!("{}{end}", words.join(" "))
+            };
+            Document::from_html(&format!(
+                "<html><head><title>{title}</title></head><body>{app}<nav><a href=\"/?sid={session}\">Home</a></nav>\
+                 <article><p>{} {}</p></article><footer><p>{}</p><p>{}</p><p>{}</p></footer></body></html>",
+                sentence(0),
+                sentence(1),
+                sentence(2),
+                sentence(3),
+                sentence(4),
+            ))
+        };
+        let post = |session| page(session, "A post", ".", "");
+        let original = post("a1");
+        assert!(
+            !super::article(&original.core_text) && !original.script_built(),
+            "{}",
+            original.core_text
+        );
+        let open = |a: &Document, b: &Document| {
+            let guarded = judged_open(a, b, &THRESHOLDS);
+            (guarded.decision, guarded.guard)
+        };
+        assert_eq!(
+            open(&original, &post("b2")),
+            (Decision::Duplicate, Some(SAME_TEXT))
+        );
+        let still_open = (Decision::Review, None);
+        let retitled = page("b2", "Another post", ".", "");
+        assert_eq!(open(&original, &retitled), still_open, "another title");
+        let listed = |session| page(session, "A post", "", "");
+        assert_eq!(open(&listed("a1"), &listed("b2")), still_open, "no prose");
+        let shell = "<script src=\"/app.js\"></script><div id=\"root\"></div>";
+        let built = |session| page(session, "A post", ".", shell);
+        assert!(built("a1").script_built());
+        assert_eq!(
+            open(&built("a1"), &built("b2")),
+            still_open,
+            "a script's shell"
         );
     }
 
