@@ -436,7 +436,7 @@ mod tests {
     }
 
     /// An article page of `words` words, numbered from `from`.
-    fn article(from: usize, words: usize) -> Document {
+    fn article_page(from: usize, words: usize) -> Document {
         let text: Vec<String> = (from..from + words).map(|i| format!("word{i}")).collect();
         Document::from_html(&format!(
             "<html><body><nav>Home News Sport</nav><article><h1>A story</h1><p>{}</p></article></body></html>",
@@ -465,7 +465,7 @@ mod tests {
 
     #[test]
     fn a_duplicate_call_on_cores_neither_side_holds_goes_to_review() {
-        let (page_one, page_two) = (article(0, 400), article(400, 400));
+        let (page_one, page_two) = (article_page(0, 400), article_page(400, 400));
         let parts = PairBodies {
             fetched: (&page_one, &page_two),
             rendered: None,
@@ -476,7 +476,7 @@ mod tests {
             (Decision::Review, CORES_NOT_SHARED)
         );
         // A copy holding most of the other's core stays a duplicate.
-        let copy = article(20, 400);
+        let copy = article_page(20, 400);
         let copies = PairBodies {
             fetched: (&page_one, &copy),
             rendered: None,
@@ -488,7 +488,7 @@ mod tests {
         // Short pages are read as records: of two sites they stay duplicates (two
         // shops describe one product in words of their own), of one site they are
         // apart (a short article's pages 1 and 2).
-        let (short_one, short_two) = (article(0, 120), article(120, 120));
+        let (short_one, short_two) = (article_page(0, 120), article_page(120, 120));
         assert!(short_one.record.is_some() && short_two.record.is_some());
         let short = PairBodies {
             fetched: (&short_one, &short_two),
@@ -580,7 +580,11 @@ mod tests {
     /// model that decides nothing distinct, leaves it open.
     #[test]
     fn an_open_pair_on_cores_neither_side_holds_is_decided_distinct() {
-        let (page_one, page_two, copy) = (article(0, 400), article(400, 400), article(20, 400));
+        let (page_one, page_two, copy) = (
+            article_page(0, 400),
+            article_page(400, 400),
+            article_page(20, 400),
+        );
         let parts = judged_open(&page_one, &page_two, &THRESHOLDS);
         assert_eq!(
             (parts.decision, parts.guard, parts.judgement.p_duplicate),
@@ -693,7 +697,7 @@ mod tests {
         let post = |session| page(session, "A post", ".", "");
         let original = post("a1");
         assert!(
-            !super::article(&original.core_text) && !original.script_built(),
+            !article(&original.core_text) && !original.script_built(),
             "{}",
             original.core_text
         );
@@ -738,7 +742,7 @@ mod tests {
         let scripted = "<script src=\"/app.js\"></script><div id=\"root\"></div>";
         let (served, built, scrap) = (post(30, ""), post(30, scripted), post(15, ""));
         assert!(!served.script_built() && built.script_built() && served.record.is_none());
-        let other = article(1000, 400);
+        let other = article_page(1000, 400);
         let judged = |a: &Document| judged_open(a, &other, &THRESHOLDS);
         assert_eq!(judged(&served).guard, Some(CORES_NOT_SHARED));
         assert_eq!(judged(&built).decision, Decision::Review);
