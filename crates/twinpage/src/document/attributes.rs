@@ -88,8 +88,9 @@ pub struct Document {
     /// The fields of a record page (a product, a paper); None for other pages.
     pub record: Option<Record>,
     /// The body shows an app's shell: an empty app root, a region announced as loading
-    /// or a `<noscript>` notice asking for JavaScript (with scripts, one way to be
-    /// [`script_built`](Self::script_built); few visible words is the other).
+    /// or a `<noscript>` notice asking for JavaScript above little prose (with scripts,
+    /// one way to be [`script_built`](Self::script_built); few visible words is the
+    /// other).
     pub app_shell: bool,
     /// The body has scripts at all.
     pub scripted: bool,
@@ -173,17 +174,11 @@ impl Document {
         let image_count = marked.images;
         let scripted = !marked.scripts.is_empty();
         let hides_by_script = marked.scripts.iter().any(|s| hides_elements(&s.text()));
-        // A `<noscript>` that asks for JavaScript; not the tracking pixels many pages keep there.
-        let asks_for_script = marked
-            .notices
+        let asks_for_script = asks_for_script(&marked.notices);
+        let empty_root = marked
+            .app_roots
             .iter()
-            .any(|notice| notice.text().to_lowercase().contains("javascript"));
-        let app_shell = asks_for_script
-            || marked.busy
-            || marked
-                .app_roots
-                .iter()
-                .any(|root| root.text().trim().is_empty());
+            .any(|root| root.text().trim().is_empty());
         let hidden_chars = remove_hidden(&dom);
         let dom_text = visible_text(&dom);
         // On a rendered body, what the browser showed and the words its DOM writes;
@@ -193,6 +188,11 @@ impl Document {
             .filter(|(seen, written)| !stalled(seen, written.len()));
         let dom_shingles = shown.as_ref().map(|(_, written)| text::shingles(written));
         let visible_text = shown.map_or(dom_text, |(seen, _)| seen.to_string());
+        // A notice asking for JavaScript above a whole article is the site's boilerplate;
+        // above a shell it is all the shell serves.
+        let app_shell = empty_root
+            || marked.busy
+            || asks_for_script && text::prose_words(&visible_text) < SERVED_ARTICLE_WORDS;
         // Each text is split into words once; ids, numbers, spam and the record share the split.
         let visible_tokens: Vec<String> = text::words(&visible_text).collect();
         let record = head.read(&dom, &visible_text, visible_tokens.len());
@@ -376,6 +376,20 @@ const APP_ROOTS: &str = "#root, #app, #__next, #__nuxt, [data-reactroot], app-ro
 /// A region the page announces as loading (WAI-ARIA's `aria-busy`): a skeleton or a
 /// "Loading…" line that a script replaces, whatever the root is named.
 const BUSY: &str = "[aria-busy=true]";
+
+/// Words of prose ([`text::prose_words`]) from which a page serves its article itself,
+/// whatever its `<noscript>` says: the generated app shells and client-rendered pages
+/// serve 120 or fewer (a footer, a teaser), where pages with such a notice that serve
+/// their article (motorsport-total.com, dorzeczy.pl) serve several hundred.
+const SERVED_ARTICLE_WORDS: usize = 150;
+
+/// Whether a `<noscript>` asks for JavaScript; not the tracking pixels many pages keep
+/// there.
+fn asks_for_script(notices: &[NodeRef]) -> bool {
+    notices
+        .iter()
+        .any(|notice| notice.text().to_lowercase().contains("javascript"))
+}
 
 /// Whether a script's source sets an element's `style.display` to `none` or its
 /// `style.visibility` to `hidden`: the plain way a script takes text out of view
@@ -655,6 +669,13 @@ mod tests {
              <script>init()</script></body></html>"
         ));
         assert!(asks.script_built());
+        // The same notice above a whole article (motorsport-total.com's) is boilerplate.
+        let sentences = "A sentence of the article that a reader came here for. ".repeat(16);
+        let serves = Document::from_html(&format!(
+            "<html><body><noscript>You need to enable JavaScript.</noscript>\
+             <p>{sentences}</p><script>init()</script></body></html>"
+        ));
+        assert!(!serves.script_built());
         // A skeleton announced as loading, beside a menu of more words than a shell has.
         let skeleton = Document::from_html(&format!(
             "<html><body><nav>{words}</nav><div id=article-root aria-busy=true>\

@@ -107,6 +107,20 @@ pub fn word_count(text: &str) -> usize {
     written_words(text).count()
 }
 
+/// Words a line holds to be prose rather than an item of a menu or a list.
+const SENTENCE_WORDS: usize = 8;
+
+/// How many words a text writes in lines of prose: lines of eight words or
+/// more that end a sentence ([`SENTENCE_ENDS`]). A menu line may be long, but ends no
+/// sentence; an article is mostly such lines.
+pub fn prose_words(text: &str) -> usize {
+    text.lines()
+        .filter(|line| line.contains(SENTENCE_ENDS))
+        .map(word_count)
+        .filter(|&n| n >= SENTENCE_WORDS)
+        .sum()
+}
+
 /// [`word_count`], counting no further than `limit`: enough to tell a short text, without
 /// splitting the whole of a long one.
 pub fn word_count_to(text: &str, limit: usize) -> usize {

@@ -7,7 +7,7 @@
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
 use crate::distance::{jaccard_distance, kept_and_replaced};
-use crate::document::text::{number_set, word_count, words, SENTENCE_ENDS};
+use crate::document::text::{number_set, prose_words, words};
 use crate::document::url;
 use crate::document::{wall, Document, Pair, SCRAP_CORE_WORDS};
 use crate::model::{Decision, Judgement, Model, Thresholds, EVEN_CUT};
@@ -169,22 +169,11 @@ fn same_text(a: &Document, b: &Document) -> bool {
         && distance::core_in_other(a, b).is_some_and(|c| c >= WHOLE_CORE)
 }
 
-/// Words a line of the core holds to be prose rather than an item of a menu or a list.
-const SENTENCE_WORDS: usize = 8;
-
 /// Whether `text` holds an article: [`OWN_CORE_WORDS`] of its words or more in lines of
-/// prose, [`SENTENCE_WORDS`] words or more that end a sentence ([`SENTENCE_ENDS`]). Two
-/// shells of one app serve the same menu whatever page a script fills in (a menu line
-/// may be long, but ends no sentence); one page served at two addresses serves the same
-/// article.
+/// prose ([`prose_words`]). Two shells of one app serve the same menu whatever page a
+/// script fills in; one page served at two addresses serves the same article.
 fn article(text: &str) -> bool {
-    let in_prose: usize = text
-        .lines()
-        .filter(|line| line.contains(SENTENCE_ENDS))
-        .map(word_count)
-        .filter(|&n| n >= SENTENCE_WORDS)
-        .sum();
-    in_prose >= OWN_CORE_WORDS
+    prose_words(text) >= OWN_CORE_WORDS
 }
 
 /// Whether two pages are one page at two addresses: neither is built by script
