@@ -176,18 +176,25 @@ fn article(text: &str) -> bool {
     prose_words(text) >= OWN_CORE_WORDS
 }
 
-/// Whether two pages are one page at two addresses: neither is built by script
-/// ([`Document::script_built`]: two shells of one app serve the same chrome, footer
-/// prose and all, whatever page the script fills in), and either they show the very
-/// same text ([`shown_alike`]), or they show the same text ([`same_text`]), each side's
-/// core an article, and the same figures written anywhere on them (a product's sheet
-/// and its sibling's may differ only in figures the extractor left out of the core).
-fn same_page(a: &Document, b: &Document, same_text: bool) -> bool {
-    [a, b].iter().all(|d| !d.script_built())
-        && (shown_alike(a, b)
-            || same_text
-                && [a, b].iter().all(|d| article(&d.core_text))
-                && shown_numbers(a) == shown_numbers(b))
+/// Whether two pages are one page at two addresses: they show the very same text
+/// (`shown_alike`, as [`Guards::of`] reads it), or neither is built by script and they
+/// show the same text ([`same_text`]), each side's core an article, and the same
+/// figures written anywhere on them (a product's sheet and its sibling's may differ
+/// only in figures the extractor left out of the core).
+fn same_page(a: &Document, b: &Document, same_text: bool, shown_alike: bool) -> bool {
+    shown_alike
+        || same_text
+            && [a, b]
+                .iter()
+                .all(|d| !d.script_built() && article(&d.core_text))
+            && shown_numbers(a) == shown_numbers(b)
+}
+
+/// Whether neither page is built by script ([`Document::script_built`]: two shells of
+/// one app serve the same chrome, footer prose and all, whatever page the script fills
+/// in) and they show the very same words ([`shown_alike`]).
+fn served_alike(a: &Document, b: &Document) -> bool {
+    [a, b].iter().all(|d| !d.script_built()) && shown_alike(a, b)
 }
 
 /// Whether two pages show the same title and the same words in the same order, an
@@ -223,6 +230,9 @@ pub struct Guards {
     pub(crate) same_text: bool,
     /// The pages show the same text and are one page at two addresses ([`same_page`]).
     pub(crate) same_page: bool,
+    /// The pages, served rather than built by script, show the very same words
+    /// ([`served_alike`]): one page at two addresses whatever a model makes of them.
+    pub(crate) shown_alike: bool,
     /// The wall both sides show (see `document::wall`), if they do.
     pub(crate) wall: Option<wall::Wall>,
 }
@@ -240,10 +250,12 @@ impl Guards {
         let own_cores = own_core(a) && own_core(b);
         let shops = (fa.record.is_some() || fb.record.is_some()) && !one_site(pair);
         let same_text = own_cores && same_text(a, b);
+        let shown_alike = served_alike(a, b);
         Guards {
             cores_apart: own_cores && cores_apart(core_in_other) && !shops,
             same_text,
-            same_page: same_page(a, b, same_text),
+            same_page: same_page(a, b, same_text, shown_alike),
+            shown_alike,
             wall: wall::shared(a, b),
         }
     }
@@ -276,10 +288,16 @@ impl Guards {
     /// duplicate threshold: generated duplicates always change a page, while two shells
     /// of one app (`app-shell`) and a product's sibling sheet show one text, so that a
     /// model trained on them leaves open a page and its copy that differs in a link.
-    /// A model that decides nothing on a side has the guard decide nothing there either.
+    /// So is a pair called distinct whose pages show the very same words
+    /// (`shown_alike`): a model that learnt from 108 pairs of app shells that two short
+    /// pages of one text are distinct calls a blog post served again distinct at p
+    /// 0.03, where no two served pages of the web and fresh pairs that show the very
+    /// same words are. A model that decides nothing on a side has the guard decide
+    /// nothing there either.
     pub fn judge(self, judgement: Judgement, thresholds: &Thresholds) -> Guarded {
         let decision = thresholds.route(judgement);
-        let open = decision == Decision::Review && self.wall.is_none();
+        let unwalled = self.wall.is_none();
+        let open = decision == Decision::Review && unwalled;
         if open && self.cores_apart && thresholds.distinct > 0.0 {
             return decided(
                 judgement,
@@ -288,7 +306,8 @@ impl Guards {
                 CORES_NOT_SHARED,
             );
         }
-        if open && self.same_page && thresholds.duplicate < 1.0 {
+        let called_apart = decision == Decision::Distinct && unwalled && self.shown_alike;
+        if (open && self.same_page || called_apart) && thresholds.duplicate < 1.0 {
             return decided(
                 judgement,
                 Decision::Duplicate,
@@ -553,15 +572,20 @@ mod tests {
     /// What the guards leave of a pair of `a` and `b` on two sites that the model left
     /// open (p 0.7) under `thresholds`.
     fn judged_open(a: &Document, b: &Document, thresholds: &Thresholds) -> Guarded {
+        judged_at(a, b, thresholds, 0.7)
+    }
+
+    /// The guards' decision on `a` and `b` when the model scores them `p_duplicate`.
+    fn judged_at(a: &Document, b: &Document, thresholds: &Thresholds, p_duplicate: f64) -> Guarded {
         let bodies = PairBodies {
             fetched: (a, b),
             rendered: None,
         };
-        let open = Judgement {
-            p_duplicate: 0.7,
+        let judgement = Judgement {
+            p_duplicate,
             spread: 0.1,
         };
-        Guards::on(&two_sites(), &bodies).judge(open, thresholds)
+        Guards::on(&two_sites(), &bodies).judge(judgement, thresholds)
     }
 
     /// A pair the model leaves open is decided distinct when neither side holds the
@@ -664,8 +688,8 @@ mod tests {
 
     /// A page served again shows the very same words: an open pair of it is decided
     /// duplicate whatever its core (a post of two sentences, under the article rule's
-    /// fifty words of prose). Not under another title, not when a script builds the
-    /// page, and not when what it shows holds no prose.
+    /// fifty words of prose), and so is a distinct call on it. Not under another title,
+    /// not when a script builds the page, and not when what it shows holds no prose.
     #[test]
     fn a_page_that_shows_the_very_same_words_is_one_page() {
         let page = |session: &str, title: &str, end: &str, app: &str| {
@@ -698,6 +722,11 @@ mod tests {
             open(&original, &post("b2")),
             (Decision::Duplicate, Some(SAME_TEXT))
         );
+        let called_apart = judged_at(&original, &post("b2"), &THRESHOLDS, 0.03);
+        assert_eq!(
+            (called_apart.decision, called_apart.guard),
+            (Decision::Duplicate, Some(SAME_TEXT))
+        );
         let still_open = (Decision::Review, None);
         let retitled = page("b2", "Another post", ".", "");
         assert_eq!(open(&original, &retitled), still_open, "another title");
@@ -709,6 +738,12 @@ mod tests {
         assert_eq!(
             open(&built("a1"), &built("b2")),
             still_open,
+            "a script's shell"
+        );
+        let shells_apart = judged_at(&built("a1"), &built("b2"), &THRESHOLDS, 0.03);
+        assert_eq!(
+            shells_apart.decision,
+            Decision::Distinct,
             "a script's shell"
         );
     }
