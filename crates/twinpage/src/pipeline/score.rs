@@ -176,13 +176,13 @@ fn article(text: &str) -> bool {
     prose_words(text) >= OWN_CORE_WORDS
 }
 
-/// Whether two pages are one page at two addresses: they show the very same text
-/// (`shown_alike`, as [`Guards::of`] reads it), or neither is built by script and they
-/// show the same text ([`same_text`]), each side's core an article, and the same
-/// figures written anywhere on them (a product's sheet and its sibling's may differ
-/// only in figures the extractor left out of the core).
-fn same_page(a: &Document, b: &Document, same_text: bool, shown_alike: bool) -> bool {
-    shown_alike
+/// Whether two pages are one page at two addresses: they are served alike
+/// ([`served_alike`]), or neither is built by script and they show the same text
+/// ([`same_text`]), each side's core an article, and the same figures written anywhere
+/// on them (a product's sheet and its sibling's may differ only in figures the
+/// extractor left out of the core).
+fn same_page(a: &Document, b: &Document, same_text: bool, served_alike: bool) -> bool {
+    served_alike
         || same_text
             && [a, b]
                 .iter()
@@ -232,7 +232,7 @@ pub struct Guards {
     pub(crate) same_page: bool,
     /// The pages, served rather than built by script, show the very same words
     /// ([`served_alike`]): one page at two addresses whatever a model makes of them.
-    pub(crate) shown_alike: bool,
+    pub(crate) served_alike: bool,
     /// The wall both sides show (see `document::wall`), if they do.
     pub(crate) wall: Option<wall::Wall>,
 }
@@ -250,12 +250,12 @@ impl Guards {
         let own_cores = own_core(a) && own_core(b);
         let shops = (fa.record.is_some() || fb.record.is_some()) && !one_site(pair);
         let same_text = own_cores && same_text(a, b);
-        let shown_alike = served_alike(a, b);
+        let served_alike = served_alike(a, b);
         Guards {
             cores_apart: own_cores && cores_apart(core_in_other) && !shops,
             same_text,
-            same_page: same_page(a, b, same_text, shown_alike),
-            shown_alike,
+            same_page: same_page(a, b, same_text, served_alike),
+            served_alike,
             wall: wall::shared(a, b),
         }
     }
@@ -288,8 +288,8 @@ impl Guards {
     /// duplicate threshold: generated duplicates always change a page, while two shells
     /// of one app (`app-shell`) and a product's sibling sheet show one text, so that a
     /// model trained on them leaves open a page and its copy that differs in a link.
-    /// So is a pair called distinct whose pages show the very same words
-    /// (`shown_alike`): a model that learnt from 108 pairs of app shells that two short
+    /// So is a pair called distinct whose pages are served alike
+    /// (`served_alike`): a model that learnt from 108 pairs of app shells that two short
     /// pages of one text are distinct calls a blog post served again distinct at p
     /// 0.03, where no two served pages of the web and fresh pairs that show the very
     /// same words are. A model that decides nothing on a side has the guard decide
@@ -306,7 +306,7 @@ impl Guards {
                 CORES_NOT_SHARED,
             );
         }
-        let called_apart = decision == Decision::Distinct && unwalled && self.shown_alike;
+        let called_apart = decision == Decision::Distinct && unwalled && self.served_alike;
         if (open && self.same_page || called_apart) && thresholds.duplicate < 1.0 {
             return decided(
                 judgement,
@@ -336,7 +336,7 @@ impl Guards {
     }
 }
 
-/// An open `judgement` decided by `guard`: its p moved to the model's `threshold` of
+/// A `judgement` decided by `guard`: its p moved to the model's `threshold` of
 /// that `decision`, if it was not beyond it already.
 fn decided(
     judgement: Judgement,
