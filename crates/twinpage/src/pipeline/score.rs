@@ -176,18 +176,15 @@ fn article(text: &str) -> bool {
     prose_words(text) >= OWN_CORE_WORDS
 }
 
-/// Whether two pages are one page at two addresses: they are served alike
-/// ([`served_alike`]), or neither is built by script and they show the same text
-/// ([`same_text`]), each side's core an article, and the same figures written anywhere
-/// on them (a product's sheet and its sibling's may differ only in figures the
-/// extractor left out of the core).
-fn same_page(a: &Document, b: &Document, same_text: bool, served_alike: bool) -> bool {
-    served_alike
-        || same_text
-            && [a, b]
-                .iter()
-                .all(|d| !d.script_built() && article(&d.core_text))
-            && shown_numbers(a) == shown_numbers(b)
+/// Whether two pages of the same text ([`same_text`]) are one page at two addresses:
+/// the same figures written anywhere on them (a product's sheet and its sibling's may
+/// differ only in figures the extractor left out of the core), and each side an
+/// article its body serves, not one a script builds ([`Document::script_built`]).
+fn same_page(a: &Document, b: &Document) -> bool {
+    [a, b]
+        .iter()
+        .all(|d| !d.script_built() && article(&d.core_text))
+        && shown_numbers(a) == shown_numbers(b)
 }
 
 /// Whether neither page is built by script ([`Document::script_built`]: two shells of
@@ -228,7 +225,8 @@ pub struct Guards {
     /// pages apart ([`same_text`]); two shells of one app, which show the same
     /// placeholder whatever page they are, never are.
     pub(crate) same_text: bool,
-    /// The pages show the same text and are one page at two addresses ([`same_page`]).
+    /// The pages are one page at two addresses: served alike, or of the same text
+    /// ([`same_page`]).
     pub(crate) same_page: bool,
     /// The pages, served rather than built by script, show the very same words
     /// ([`served_alike`]): one page at two addresses whatever a model makes of them.
@@ -254,7 +252,7 @@ impl Guards {
         Guards {
             cores_apart: own_cores && cores_apart(core_in_other) && !shops,
             same_text,
-            same_page: same_page(a, b, same_text, served_alike),
+            same_page: served_alike || same_text && same_page(a, b),
             served_alike,
             wall: wall::shared(a, b),
         }
