@@ -4,7 +4,7 @@
 //! fetched bodies alone. The fetched-only model scores every pair first; a pair it
 //! decides at its precision target, with no side that looks built by script
 //! ([`crate::document::Document::script_built`]) and not two bodies that show the
-//! same text from different scripts, keeps that decision, a duplicate only when the
+//! same text, no article in it, from different scripts, keeps that decision, a duplicate only when the
 //! two fetched texts share content ([`rendered_stage_decides`]), unless the pair
 //! file asks for the rendered stage (column `stage`). The documents of the other
 //! pairs are rendered, and the fetched-and-rendered model decides those, on all cores
@@ -15,7 +15,7 @@ use anyhow::{ensure, Result};
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
 use super::score::{
-    guarded, outcome, score, scored_vectors, Outcome, CORE_SHARED_BELOW, DECIDED_MODEL,
+    article, guarded, outcome, score, scored_vectors, Outcome, CORE_SHARED_BELOW, DECIDED_MODEL,
 };
 use crate::distance::sets::containment;
 use crate::document::{Document, IdfTable, Pair};
@@ -134,9 +134,9 @@ fn needs_render(batch: &Batch, pair: &Pair, outcome: Option<&Outcome>) -> bool {
 /// What a pair's fetched bodies can show of its content, for the cascade's rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FetchedEvidence {
-    /// A side looks built by script, or the two show the same text from different
-    /// bytes with scripts (`differ_only_in_script`): what a reader sees is not in
-    /// the fetched bodies.
+    /// A side looks built by script, or the two show the same text, no article, from
+    /// different bytes with scripts (`differ_only_in_script`): what a reader sees is
+    /// not in the fetched bodies.
     pub shown_by_script: bool,
     /// The two fetched texts have phrases in common (at least [`SHARED_TEXT`] of the
     /// shorter one's 4-word shingles).
@@ -185,13 +185,20 @@ pub fn rendered_stage_decides(fetched: Decision, evidence: FetchedEvidence) -> b
     }
 }
 
-/// Two bodies that show the same text but are not the same bytes, with scripts: what
-/// tells them apart is data only a script turns into text (an article in a JSON
-/// island or a base64 attribute, filled into one template). A page shell reused for
-/// every article looks like this, and so its pairs are rendered whatever the
-/// fetched-only model says of two identical texts.
+/// Two bodies that show the same text but are not the same bytes, with scripts, and
+/// no article in that text ([`article`]): what tells them apart is data only a script
+/// turns into text (an article in a JSON island or a base64 attribute, filled into one
+/// template). A page shell reused for every article looks like this, and so its pairs
+/// are rendered whatever the fetched-only model says of two identical texts. A page
+/// served again (another session id in its links, minified) shows its article from
+/// other bytes too, and what a reader sees of it is what its fetched body shows: of
+/// the 413 web and fresh pairs of one text from other bytes, the 300 distinct ones are
+/// all built by script (`Document::script_built`, which the cascade renders anyway).
 fn differ_only_in_script(a: &Document, b: &Document) -> bool {
-    a.text_hash == b.text_hash && a.body_hash != b.body_hash && (a.scripted || b.scripted)
+    a.text_hash == b.text_hash
+        && a.body_hash != b.body_hash
+        && (a.scripted || b.scripted)
+        && !article(&a.visible_text)
 }
 
 #[cfg(test)]
@@ -261,5 +268,17 @@ mod tests {
         // Two texts that differ are the fetched-only model's to judge.
         let other = Document::from_html("<body><p>Other words</p><script>track()</script></body>");
         assert!(!differ_only_in_script(&shell("QUJD"), &other));
+        // An article served again under another session id shows what its body serves.
+        let story =
+            "The council met on Monday and approved the budget for the new harbour. ".repeat(6);
+        let served = |sid: &str| {
+            Document::from_html(&format!(
+                "<body><a href=/news?sid={sid}>News</a><article><p>{story}</p></article>\
+                 <script>track()</script></body>"
+            ))
+        };
+        let (first, again) = (served("a1"), served("b2"));
+        assert!(first.text_hash == again.text_hash && first.body_hash != again.body_hash);
+        assert!(!differ_only_in_script(&first, &again));
     }
 }

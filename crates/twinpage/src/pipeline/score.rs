@@ -172,7 +172,7 @@ fn same_text(a: &Document, b: &Document) -> bool {
 /// Whether `text` holds an article: [`OWN_CORE_WORDS`] of its words or more in lines of
 /// prose ([`prose_words`]). Two shells of one app serve the same menu whatever page a
 /// script fills in; one page served at two addresses serves the same article.
-fn article(text: &str) -> bool {
+pub(crate) fn article(text: &str) -> bool {
     prose_words(text) >= OWN_CORE_WORDS
 }
 
