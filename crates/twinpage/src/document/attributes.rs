@@ -1,12 +1,15 @@
 //! The attributes of one body (Table 1 of the seed patent), computed once per
 //! document per run from a single parse.
 //!
-//! The HTML is parsed once into a DOM. Title, links and images are read from it;
+//! The HTML is parsed once into a DOM (twice for the rare page that shows its article
+//! only in `<noscript>`: `fetched_dom`). Title, links and images are read from it;
 //! hidden elements, scripts and styles are measured and removed to leave the visible
 //! text; then the same DOM is handed to the readability extractor for the core
 //! content (it mutates the DOM, so it goes last).
 
+use aho_corasick::AhoCorasick;
 use dom_query::{Document as Dom, Matcher, NodeRef, Selection};
+use std::sync::LazyLock;
 
 use super::core_content::core_text;
 use super::decode::{self, DecodedBody};
@@ -166,7 +169,10 @@ impl Document {
     }
 
     fn from_parts(body: &DecodedBody, idf: &IdfTable, seen: Option<&str>) -> Document {
-        let dom = Dom::from(body.text.as_str());
+        let dom = match seen {
+            None => fetched_dom(&body.text),
+            Some(_) => Dom::from(body.text.as_str()),
+        };
         let marked = Marked::find(&dom);
         let head = RecordHead::of(&marked);
         let title = head.title.clone();
@@ -312,7 +318,7 @@ pub struct PageRead {
 /// The texts and record of a body that candidate generation reads, from one parse:
 /// the core content with `core`, the record with `record`.
 pub fn read_page(body: &DecodedBody, core: bool, record: bool) -> PageRead {
-    let dom = Dom::from(body.text.as_str());
+    let dom = fetched_dom(&body.text);
     let head = record.then(|| RecordHead::of(&Marked::find(&dom)));
     remove_hidden(&dom);
     let visible = visible_text(&dom);
@@ -515,6 +521,61 @@ fn remove_hidden(dom: &Dom) -> usize {
     hidden_chars
 }
 
+/// Characters of text the `<noscript>` elements of a page hold at the least before
+/// they may hold an article: 150 words of prose take more, so most pages (a tracking
+/// pixel, a one-line notice) are passed at once.
+const NOSCRIPT_ARTICLE_CHARS: usize = 800;
+
+/// The DOM of a fetched body as a reader sees it. It is parsed as a browser without
+/// scripts parses it, so a `<noscript>` holds elements, and what it holds is never
+/// shown ([`NEVER_SHOWN`]): a browser with scripts shows none of it. A page that
+/// writes its article only there (security.googleblog.com), or whose `<noscript>`
+/// opens an element it never closes and so holds the whole page to such a parser
+/// (parcoabruzzo.it: `<noscript><div id="mms_nojava"></noscript>`), then shows
+/// nothing, where a copy of the page shows its article: 2 of the 1,052 pages of
+/// `../shared/data/web-pages`, none of the 18,531 documents of the web, record and
+/// fresh pairs. Its `<noscript>` elements are read as the markup they hold when,
+/// without them, the page shows no article ([`text::article`]) and they hold
+/// [`SERVED_ARTICLE_WORDS`] of prose or more.
+fn fetched_dom(html: &str) -> Dom {
+    static NOSCRIPT: LazyLock<AhoCorasick> = LazyLock::new(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(["<noscript"])
+            .expect("one short pattern builds a matcher")
+    });
+    let dom = Dom::from(html);
+    if NOSCRIPT.is_match(html) {
+        show_noscript_article(&dom, html);
+    }
+    dom
+}
+
+/// [`fetched_dom`]'s rule on a page with `<noscript>` elements.
+fn show_noscript_article(dom: &Dom, html: &str) {
+    let notices = dom.select_matcher(css!("body noscript"));
+    if notices.text().chars().count() < NOSCRIPT_ARTICLE_CHARS
+        || text::article(&shown_text(&Dom::from(html)))
+    {
+        return;
+    }
+    let markup: String = notices
+        .iter()
+        .map(|notice| notice.inner_html().to_string())
+        .collect();
+    if text::prose_words(&shown_text(&Dom::from(markup.as_str()))) >= SERVED_ARTICLE_WORDS {
+        for notice in notices.iter() {
+            notice.replace_with_html(notice.inner_html());
+        }
+    }
+}
+
+/// The text a DOM shows once what a reader never sees is gone.
+fn shown_text(dom: &Dom) -> String {
+    remove_hidden(dom);
+    visible_text(dom)
+}
+
 fn visible_text(dom: &Dom) -> String {
     let body = dom.select_matcher(css!("body"));
     let text = if body.exists() {
@@ -691,6 +752,51 @@ mod tests {
             !Document::from_html("<html><body><p>Short, no script.</p></body></html>")
                 .script_built()
         );
+    }
+
+    #[test]
+    fn an_article_written_only_inside_noscript_is_read() {
+        let sentences: String = (0..16)
+            .map(|i| format!("Sentence {i} of the article that a reader came here for. "))
+            .collect();
+        let page = |own: &str| {
+            Document::from_html(&format!(
+                "<html><head><noscript><img src=pixel.gif></noscript></head><body>\
+                 <nav>Home News</nav>{own}<noscript><h1>The post</h1><p>{sentences}</p>\
+                 </noscript><script>render()</script></body></html>"
+            ))
+        };
+        // Shown nowhere else, the article is the page's, as a copy of it shows it.
+        let only_there = page("");
+        assert!(only_there.visible_text.contains("The post"));
+        assert!(only_there.core_text.contains("a reader came here for"));
+        assert!(!only_there.script_built());
+        let copy = Document::from_html(&format!(
+            "<html><body><h1>The post</h1><p>{sentences}</p></body></html>"
+        ));
+        let shared = crate::signals::distance::core_in_other(&only_there, &copy);
+        assert!(shared.is_some_and(|c| c >= 0.9), "{shared:?}");
+        let read = read_page(&decode::decode_unicode(&page("").visible_text), true, false);
+        assert!(read.visible.contains("a reader came here for"));
+        // A <noscript> that opens an element it never closes holds the rest of the page
+        // to a parser without scripts; a browser with scripts shows the page.
+        let unclosed = Document::from_html(&format!(
+            "<html><body><noscript><div id=nojava></noscript><div id=main><h1>The post</h1>\
+             <p>{sentences}</p></div><script>init()</script></body></html>"
+        ));
+        assert!(unclosed.core_text.contains("a reader came here for"));
+        // A page that shows its own article keeps its <noscript> unread.
+        let own = format!(
+            "<article><p>{}</p></article>",
+            "Its own words, as it writes them. ".repeat(12)
+        );
+        assert!(!page(&own).visible_text.contains("The post"));
+        // Nor is a long <noscript> of images or a notice read as text.
+        let gallery = Document::from_html(&format!(
+            "<html><body><p>Photos</p><noscript>{}</noscript><script>lazy()</script></body></html>",
+            "<img src=photo.jpg alt='a photo'>".repeat(40)
+        ));
+        assert!(!gallery.visible_text.contains("photo"));
     }
 
     #[test]

@@ -121,6 +121,16 @@ pub fn prose_words(text: &str) -> usize {
         .sum()
 }
 
+/// Words of prose ([`prose_words`]) that make an article.
+pub const ARTICLE_WORDS: usize = 50;
+
+/// Whether `text` holds an article: [`ARTICLE_WORDS`] of its words or more in lines of
+/// prose. Two shells of one app serve the same menu whatever page a script fills in;
+/// one page served at two addresses serves the same article.
+pub fn article(text: &str) -> bool {
+    prose_words(text) >= ARTICLE_WORDS
+}
+
 /// [`word_count`], counting no further than `limit`: enough to tell a short text, without
 /// splitting the whole of a long one.
 pub fn word_count_to(text: &str, limit: usize) -> usize {

@@ -15,9 +15,10 @@ use anyhow::{ensure, Result};
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
 use super::score::{
-    article, guarded, outcome, score, scored_vectors, Outcome, CORE_SHARED_BELOW, DECIDED_MODEL,
+    guarded, outcome, score, scored_vectors, Outcome, CORE_SHARED_BELOW, DECIDED_MODEL,
 };
 use crate::distance::sets::containment;
+use crate::document::text::article;
 use crate::document::{Document, IdfTable, Pair};
 use crate::model::{Decision, Model, Shift};
 use crate::signals::distance::core_in_other;

@@ -7,7 +7,7 @@
 use super::batch::Batch;
 use super::schedule::map_heaviest_first;
 use crate::distance::{jaccard_distance, kept_and_replaced};
-use crate::document::text::{number_set, prose_words, words};
+use crate::document::text::{article, number_set, words};
 use crate::document::url;
 use crate::document::{wall, Document, Pair, SCRAP_CORE_WORDS};
 use crate::model::{Decision, Judgement, Model, Thresholds, EVEN_CUT};
@@ -167,13 +167,6 @@ fn same_text(a: &Document, b: &Document) -> bool {
         && kept_and_replaced(&a.core_number_places, &b.core_number_places).1 == 0
         && kept_and_replaced(&a.core_name_places, &b.core_name_places).1 == 0
         && distance::core_in_other(a, b).is_some_and(|c| c >= WHOLE_CORE)
-}
-
-/// Whether `text` holds an article: [`OWN_CORE_WORDS`] of its words or more in lines of
-/// prose ([`prose_words`]). Two shells of one app serve the same menu whatever page a
-/// script fills in; one page served at two addresses serves the same article.
-pub(crate) fn article(text: &str) -> bool {
-    prose_words(text) >= OWN_CORE_WORDS
 }
 
 /// Whether two pages of the same text ([`same_text`]) are one page at two addresses:
