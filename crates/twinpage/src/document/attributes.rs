@@ -759,13 +759,14 @@ mod tests {
         let sentences: String = (0..16)
             .map(|i| format!("Sentence {i} of the article that a reader came here for. "))
             .collect();
-        let page = |own: &str| {
-            Document::from_html(&format!(
+        let html = |own: &str| {
+            format!(
                 "<html><head><noscript><img src=pixel.gif></noscript></head><body>\
                  <nav>Home News</nav>{own}<noscript><h1>The post</h1><p>{sentences}</p>\
                  </noscript><script>render()</script></body></html>"
-            ))
+            )
         };
+        let page = |own: &str| Document::from_html(&html(own));
         // Shown nowhere else, the article is the page's, as a copy of it shows it.
         let only_there = page("");
         assert!(only_there.visible_text.contains("The post"));
@@ -776,8 +777,12 @@ mod tests {
         ));
         let shared = crate::signals::distance::core_in_other(&only_there, &copy);
         assert!(shared.is_some_and(|c| c >= 0.9), "{shared:?}");
-        let read = read_page(&decode::decode_unicode(&page("").visible_text), true, false);
+        // Candidate generation reads it too.
+        let read = read_page(&decode::decode_unicode(&html("")), true, false);
         assert!(read.visible.contains("a reader came here for"));
+        assert!(read
+            .core
+            .is_some_and(|core| core.contains("a reader came here for")));
         // A <noscript> that opens an element it never closes holds the rest of the page
         // to a parser without scripts; a browser with scripts shows the page.
         let unclosed = Document::from_html(&format!(
