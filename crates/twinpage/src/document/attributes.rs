@@ -534,8 +534,8 @@ const NOSCRIPT_ARTICLE_CHARS: usize = 800;
 /// (parcoabruzzo.it: `<noscript><div id="mms_nojava"></noscript>`), then shows
 /// nothing, where a copy of the page shows its article: 2 of the 1,052 pages of
 /// `../shared/data/web-pages`, none of the 18,531 documents of the web, record and
-/// fresh pairs. Its `<noscript>` elements are read as the markup they hold when,
-/// without them, the page shows no article ([`text::article`]) and they hold
+/// fresh pairs. Its `<noscript>` elements are read as blocks of its text when,
+/// without them, the page shows no article ([`text::article`]) and, with them,
 /// [`SERVED_ARTICLE_WORDS`] of prose or more.
 fn fetched_dom(html: &str) -> Dom {
     static NOSCRIPT: LazyLock<AhoCorasick> = LazyLock::new(|| {
@@ -559,15 +559,16 @@ fn show_noscript_article(dom: &Dom, html: &str) {
     {
         return;
     }
-    let markup: String = notices
-        .iter()
-        .map(|notice| notice.inner_html().to_string())
-        .collect();
-    if text::prose_words(&shown_text(&Dom::from(markup.as_str()))) >= SERVED_ARTICLE_WORDS {
-        for notice in notices.iter() {
-            notice.replace_with_html(notice.inner_html());
-        }
+    let with_them = Dom::from(html);
+    read_notices(&with_them);
+    if text::prose_words(&shown_text(&with_them)) >= SERVED_ARTICLE_WORDS {
+        read_notices(dom);
     }
+}
+
+/// Makes the `<noscript>` elements of a page's body blocks of its text.
+fn read_notices(dom: &Dom) {
+    dom.select_matcher(css!("body noscript")).rename("div");
 }
 
 /// The text a DOM shows once what a reader never sees is gone.
@@ -790,6 +791,11 @@ mod tests {
              <p>{sentences}</p></div><script>init()</script></body></html>"
         ));
         assert!(unclosed.core_text.contains("a reader came here for"));
+        // One inside another is read once.
+        let nested = Document::from_html(&format!(
+            "<html><body><noscript><noscript><p>{sentences}</p></noscript></noscript></body></html>"
+        ));
+        assert_eq!(nested.visible_text.matches("Sentence 3 of").count(), 1);
         // A page that shows its own article keeps its <noscript> unread.
         let own = format!(
             "<article><p>{}</p></article>",
