@@ -1,8 +1,8 @@
 //! The attributes of one body (Table 1 of the seed patent), computed once per
 //! document per run from a single parse.
 //!
-//! The HTML is parsed once into a DOM (twice for the rare page that shows its article
-//! only in `<noscript>`: `fetched_dom`). Title, links and images are read from it;
+//! The HTML is parsed once into a DOM (and twice more to judge the rare page that may
+//! show its article only in `<noscript>`: `fetched_dom`). Title, links and images are read from it;
 //! hidden elements, scripts and styles are measured and removed to leave the visible
 //! text; then the same DOM is handed to the readability extractor for the core
 //! content (it mutates the DOM, so it goes last).
