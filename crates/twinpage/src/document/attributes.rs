@@ -1,8 +1,8 @@
 //! The attributes of one body (Table 1 of the seed patent), computed once per
 //! document per run from a single parse.
 //!
-//! The HTML is parsed once into a DOM (and twice more to judge the rare page that may
-//! show its article only in `<noscript>`: `fetched_dom`). Title, links and images are read from it;
+//! The HTML is parsed once into a DOM (and once more to judge the rare page whose
+//! `<noscript>` holds an article: `fetched_dom`). Title, links and images are read from it;
 //! hidden elements, scripts and styles are measured and removed to leave the visible
 //! text; then the same DOM is handed to the readability extractor for the core
 //! content (it mutates the DOM, so it goes last).
@@ -521,11 +521,6 @@ fn remove_hidden(dom: &Dom) -> usize {
     hidden_chars
 }
 
-/// Characters of text the `<noscript>` elements of a page hold at the least before
-/// they may hold an article: 150 words of prose take more, so most pages (a tracking
-/// pixel, a one-line notice) are passed at once.
-const NOSCRIPT_ARTICLE_CHARS: usize = 800;
-
 /// The DOM of a fetched body as a reader sees it. It is parsed as a browser without
 /// scripts parses it, so a `<noscript>` holds elements, and what it holds is never
 /// shown ([`NEVER_SHOWN`]): a browser with scripts shows none of it. A page that
@@ -534,9 +529,9 @@ const NOSCRIPT_ARTICLE_CHARS: usize = 800;
 /// (parcoabruzzo.it: `<noscript><div id="mms_nojava"></noscript>`), then shows
 /// nothing, where a copy of the page shows its article: 2 of the 1,052 pages of
 /// `../shared/data/web-pages`, none of the 18,531 documents of the web, record and
-/// fresh pairs. Its `<noscript>` elements are read as blocks of its text when,
-/// without them, the page shows no article ([`text::article`]) and, with them,
-/// [`SERVED_ARTICLE_WORDS`] of prose or more.
+/// fresh pairs. Its `<noscript>` elements are read as blocks of its text when they
+/// hold [`SERVED_ARTICLE_WORDS`] of prose or more and, without them, the page shows
+/// no article ([`text::article`]).
 fn fetched_dom(html: &str) -> Dom {
     static NOSCRIPT: LazyLock<AhoCorasick> = LazyLock::new(|| {
         AhoCorasick::builder()
@@ -546,29 +541,14 @@ fn fetched_dom(html: &str) -> Dom {
     });
     let dom = Dom::from(html);
     if NOSCRIPT.is_match(html) {
-        show_noscript_article(&dom, html);
+        let notices = dom.select_matcher(css!("body noscript"));
+        if text::prose_words(&notices.formatted_text()) >= SERVED_ARTICLE_WORDS
+            && !text::article(&shown_text(&Dom::from(html)))
+        {
+            notices.rename("div");
+        }
     }
     dom
-}
-
-/// [`fetched_dom`]'s rule on a page with `<noscript>` elements.
-fn show_noscript_article(dom: &Dom, html: &str) {
-    let notices = dom.select_matcher(css!("body noscript"));
-    if notices.text().chars().count() < NOSCRIPT_ARTICLE_CHARS
-        || text::article(&shown_text(&Dom::from(html)))
-    {
-        return;
-    }
-    let with_them = Dom::from(html);
-    read_notices(&with_them);
-    if text::prose_words(&shown_text(&with_them)) >= SERVED_ARTICLE_WORDS {
-        read_notices(dom);
-    }
-}
-
-/// Makes the `<noscript>` elements of a page's body blocks of its text.
-fn read_notices(dom: &Dom) {
-    dom.select_matcher(css!("body noscript")).rename("div");
 }
 
 /// The text a DOM shows once what a reader never sees is gone.

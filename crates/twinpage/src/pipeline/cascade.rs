@@ -7,9 +7,9 @@
 //! same text, no article in it, from different scripts, keeps that decision, a
 //! duplicate only when the two fetched texts share content
 //! ([`rendered_stage_decides`]), unless the pair file asks for the rendered stage
-//! (column `stage`). The documents of the other
-//! pairs are rendered, and the fetched-and-rendered model decides those, on all cores
-//! as the first stage (one core at a time it was a third of `dedupe`'s scoring stage).
+//! (column `stage`). The documents of the other pairs are rendered, and the
+//! fetched-and-rendered model decides those, on all cores as the first stage (one
+//! core at a time it was a third of `dedupe`'s scoring stage).
 
 use anyhow::{ensure, Result};
 
